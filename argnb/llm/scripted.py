@@ -1,0 +1,127 @@
+"""ScriptedBackend: a test double that replays replies, like httpx's MockTransport.
+
+Protocol tests must not depend on a model: they say what the "model" answers and check that the
+rules hold. A script is either a list of answers (consumed in order) or a function of the
+request. An answer may be a string, a dict or pydantic object (sent as JSON), or an exception
+instance (raised, to simulate a failing server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from argnb.errors import ArgnbError
+from argnb.llm.base import Backend, Message, Options, Reply, Usage
+
+Answer = str | dict | BaseModel | BaseException
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the backend was asked, kept for assertions."""
+
+    messages: list[Message]
+    schema: dict | None
+    options: Options
+
+    @property
+    def prompt(self) -> str:
+        """All message contents joined, handy for ``assert "x" in req.prompt``."""
+        return "\n".join(m.content for m in self.messages)
+
+    @property
+    def last(self) -> str:
+        return self.messages[-1].content if self.messages else ""
+
+
+class ScriptExhausted(ArgnbError):
+    """The script has no more answers for a request it was sent."""
+
+
+def _render(answer: Answer) -> str:
+    if isinstance(answer, BaseException):
+        raise answer
+    if isinstance(answer, BaseModel):
+        return answer.model_dump_json()
+    if isinstance(answer, dict):
+        return json.dumps(answer)
+    return str(answer)
+
+
+class ScriptedBackend(Backend):
+    """Answers from a script; records every request in ``requests``."""
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        script: Iterable[Answer] | Callable[[Request], Answer],
+        *,
+        model: str = "script",
+        delay_s: float = 0.0,
+        **kw: Any,
+    ) -> None:
+        super().__init__(model, **kw)
+        self._fn = script if callable(script) else None
+        self._queue = [] if callable(script) else list(script)
+        self.delay_s = delay_s
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+
+    def _next(self, req: Request) -> str:
+        with self._lock:
+            self.requests.append(req)
+            if self._fn is None:
+                if not self._queue:
+                    raise ScriptExhausted(
+                        f"scripted backend got request #{len(self.requests)} but has no answer left",
+                        hint="add answers to the script or use a function of the request",
+                    )
+                answer = self._queue.pop(0)
+        if self._fn is not None:
+            answer = self._fn(req)
+        return _render(answer)
+
+    def _reply(self, text: str, req: Request) -> Reply:
+        usage = Usage(
+            prompt_tokens=sum(len(m.content.split()) for m in req.messages),
+            completion_tokens=len(text.split()),
+        )
+        return Reply(text=text, usage=usage, model=self.model, backend=self.name)
+
+    def _chat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
+        req = Request(messages, schema, options)
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        return self._reply(self._next(req), req)
+
+    async def _achat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
+        req = Request(messages, schema, options)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        return self._reply(self._next(req), req)
+
+    def embed(self, texts: Iterable[str]) -> list[list[float]]:
+        """Deterministic bag-of-letters vectors: enough for retrieval tests, not for meaning."""
+        out = []
+        for t in texts:
+            v = [0.0] * 26
+            for ch in t.lower():
+                if "a" <= ch <= "z":
+                    v[ord(ch) - 97] += 1.0
+            norm = sum(x * x for x in v) ** 0.5 or 1.0
+            out.append([x / norm for x in v])
+        return out
+
+    @property
+    def remaining(self) -> int:
+        """Answers not yet consumed (list scripts only)."""
+        return len(self._queue)

@@ -1,0 +1,22 @@
+"""Run every foundation benchmark and print one table each (``make bench``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import bench_cache
+import bench_concurrency
+import bench_import
+import bench_memory
+import bench_overhead
+from _common import table
+
+if __name__ == "__main__":
+    print(table("import time", bench_import.run()))
+    print(table("memory", bench_memory.run()))
+    print(table("structured-call overhead", bench_overhead.run()))
+    print(table("response cache", bench_cache.run()))
+    print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
