@@ -1,0 +1,53 @@
+"""Argument maps: one graph model (networkx) with an interactive view and three exports.
+
+The API, in full::
+
+    m = ArgumentMap("title")
+    m.add_claim(id, text, agent=..., status=..., move=...)      # also add_premise, add_assumption
+    m.add_argument(id, premises=[...], assumptions=[...], conclusion=id, agent=..., status=...)
+    m.add_support(src, dst); m.add_rebut(src, dst); m.add_undercut(src, argument_id, on=assumption)
+    m.add_move(id, speaker, text)                                # dialogue turns → AIF locutions
+    m.set_status({id: "IN" | "OUT" | "UNDEC"})
+
+    m.show(color_by="status" | "agent")      # inline in Jupyter (sandboxed iframe)
+    m.to_html() / m.save_html(path)          # standalone page, works offline, all text escaped
+    m.to_aif() → dict;  ArgumentMap.from_aif(doc);  validate_aif(doc)
+    m.to_argdown() → str;  m.to_graphml(path) → str
+    m.graph                                   # the networkx.MultiDiGraph itself
+
+Protocols build maps from their transcripts (``argnb.dialectic.mapping.dialogue_map``); maps never
+call a model.
+"""
+
+from __future__ import annotations
+
+from argnb.maps.aif import AIFError, aif_schema, from_aif, to_aif, validate_aif
+from argnb.maps.argdown import to_argdown
+from argnb.maps.exports import to_graphml
+from argnb.maps.graph import (
+    ATTACK_KINDS,
+    EDGE_KINDS,
+    NODE_KINDS,
+    STATUSES,
+    ArgumentMap,
+    MapError,
+)
+from argnb.maps.view import to_html, to_pyvis
+
+__all__ = [
+    "ATTACK_KINDS",
+    "EDGE_KINDS",
+    "NODE_KINDS",
+    "STATUSES",
+    "AIFError",
+    "ArgumentMap",
+    "MapError",
+    "aif_schema",
+    "from_aif",
+    "to_aif",
+    "to_argdown",
+    "to_graphml",
+    "to_html",
+    "to_pyvis",
+    "validate_aif",
+]

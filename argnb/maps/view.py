@@ -1,0 +1,257 @@
+"""The interactive map: pyvis (vis-network) HTML, safe with untrusted text, shown inline in Jupyter.
+
+Model and user text is untrusted, and pyvis is not careful with it: it writes the page heading
+into the HTML unescaped and, as soon as any node title contains the string ``href``, shows titles
+with ``innerHTML``. So this module
+
+- escapes every text with :func:`html.escape` *before* it reaches pyvis (hover titles are small
+  HTML fragments we build from escaped pieces; the heading and legend are ours);
+- always uses pyvis's ``innerHTML`` popup, so escaped text is displayed as the text it was;
+- leaves node labels as plain text: vis-network draws them on a canvas (never parsed as HTML)
+  and pyvis embeds them with Jinja's ``tojson``, which writes ``<``, ``>``, ``&`` and ``'`` as
+  ``\\u003c``-style escapes, so no markup from a label ever appears in the page;
+- inlines vis-network (``resources="inline"``, the default) and drops pyvis's unused Bootstrap
+  links, so the page works offline; in Jupyter it is shown in a sandboxed ``<iframe srcdoc>``
+  that cannot touch the notebook page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from argnb.maps.graph import ArgumentMap
+
+ColorBy = Literal["status", "agent"]
+
+STATUS_COLORS = {"IN": "#a6dba0", "OUT": "#f4a582", "UNDEC": "#fee08b", None: "#eeeeee"}
+STATUS_BORDERS = {"IN": "#1b7837", "OUT": "#b2182b", "UNDEC": "#b8860b", None: "#9e9e9e"}
+AGENT_COLORS = ["#4393c3", "#e08214", "#8073ac", "#35978f", "#c51b7d", "#7f7f7f"]
+EDGE_STYLES: dict[str, dict[str, Any]] = {
+    "premise": {"color": "#8c8c8c", "width": 1.5},
+    "assumption": {"color": "#8c8c8c", "width": 1.5, "dashes": True},
+    "conclusion": {"color": "#555555", "width": 2.5},
+    "support": {"color": "#1a9641", "width": 2.5, "label": "support"},
+    "rebut": {"color": "#d7191c", "width": 3.5, "label": "rebut"},
+    "undercut": {"color": "#7b3294", "width": 3.5, "dashes": [8, 4], "label": "undercut"},
+}
+SHAPES = {"claim": "box", "premise": "box", "assumption": "box", "argument": "ellipse"}
+
+_BOOTSTRAP = re.compile(
+    r"<link[^>]*bootstrap[^>]*/?>\s*|<script[^>]*bootstrap[^>]*>\s*</script>\s*", re.IGNORECASE
+)
+_TEMPLATE_LEFTOVERS = re.compile(
+    r"<!-- <link rel=\"stylesheet\" href=\"\.\./node_modules.*?-->|<center>\s*<h1>\s*</h1>\s*</center>",
+    re.S,
+)
+
+
+def esc(text: Any) -> str:
+    """HTML-escape anything (quotes too, so it is safe in attributes as well)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def short_label(text: str, width: int = 22, max_chars: int = 80) -> str:
+    """A wrapped, truncated label for the canvas."""
+    t = " ".join(str(text).split())
+    if len(t) > max_chars:
+        t = t[: max_chars - 1].rstrip() + "…"
+    return "\n".join(textwrap.wrap(t, width)) or " "
+
+
+def hover_title(data: dict[str, Any]) -> str:
+    """The hover text of a node: an HTML fragment built only from escaped pieces."""
+    head = " · ".join(
+        esc(x) for x in (data.get("kind"), data.get("agent"), data.get("status")) if x
+    )
+    body = esc(data.get("text") or data.get("label") or "")
+    return (
+        "<div style='max-width:360px;padding:4px;font:13px sans-serif;white-space:normal'>"
+        f"<b>{head}</b><br>{body}</div>"
+    )
+
+
+def agent_colors(m: ArgumentMap) -> dict[str | None, str]:
+    colors: dict[str | None, str] = {None: "#bdbdbd"}
+    for i, a in enumerate(m.agents()):
+        colors[a] = AGENT_COLORS[i % len(AGENT_COLORS)]
+    return colors
+
+
+def to_pyvis(
+    m: ArgumentMap,
+    *,
+    color_by: ColorBy = "status",
+    height: str = "640px",
+    resources: Literal["inline", "remote"] = "inline",
+    layout: Literal["hierarchical", "physics"] = "hierarchical",
+):
+    """A ``pyvis.network.Network`` of the map with escaped titles.
+
+    ``color_by="status"`` fills nodes by IN / OUT / UNDEC and draws the border in the agent's
+    colour; ``color_by="agent"`` does the opposite.
+    """
+    from pyvis.network import Network
+
+    if color_by not in ("status", "agent"):
+        raise ValueError("color_by must be 'status' or 'agent'")
+    net = Network(
+        height=height,
+        width="100%",
+        directed=True,
+        cdn_resources="in_line" if resources == "inline" else "remote",
+        heading="",
+    )
+    agents = agent_colors(m)
+    for n, d in m.graph.nodes(data=True):
+        status, agent, kind = d.get("status"), d.get("agent"), d["kind"]
+        fill = STATUS_COLORS[status] if color_by == "status" else agents.get(agent, "#bdbdbd")
+        border = agents.get(agent, "#9e9e9e") if color_by == "status" else STATUS_BORDERS[status]
+        label = str(d.get("label") or n) if kind == "argument" else short_label(d.get("text", ""))
+        node: dict[str, Any] = {
+            "label": label,
+            "title": hover_title(d),
+            "shape": SHAPES[kind],
+            "color": {
+                "background": fill,
+                "border": border,
+                "highlight": {"background": fill, "border": "#000"},
+            },
+            "borderWidth": 3 if kind in ("claim", "argument") else 2,
+            "font": {"size": 16, "face": "sans-serif"},
+            "margin": 8,
+        }
+        if kind == "argument":
+            node["font"]["bold"] = True
+        if kind == "assumption":
+            node["shapeProperties"] = {"borderDashes": [6, 4]}
+        net.add_node(str(n), **node)
+    for u, v, d in m.graph.edges(data=True):
+        style = dict(EDGE_STYLES[d["kind"]])
+        if d.get("label") and "label" in style:
+            style["label"] = str(d["label"])  # canvas text, like node labels
+        if "label" in style:
+            style["font"] = {"color": style["color"], "strokeWidth": 4, "size": 16, "bold": True}
+        net.add_edge(str(u), str(v), arrows="to", **style)
+    options: dict[str, Any] = {
+        "interaction": {"hover": True, "tooltipDelay": 100},
+        "edges": {"smooth": {"type": "cubicBezier", "forceDirection": "horizontal"}},
+    }
+    if layout == "hierarchical":
+        options["layout"] = {
+            "hierarchical": {
+                "enabled": True,
+                "direction": "LR",
+                "sortMethod": "directed",
+                "levelSeparation": 250,
+                "nodeSpacing": 75,
+                "treeSpacing": 110,
+                "shakeTowards": "leaves",
+            }
+        }
+        options["physics"] = {"enabled": False}
+    else:
+        options["physics"] = {"enabled": True, "solver": "forceAtlas2Based"}
+    net.set_options(_json(options))
+    return net
+
+
+def _json(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj)
+
+
+def legend_html(m: ArgumentMap, color_by: ColorBy) -> str:
+    """A static legend (our own markup; the title and agent names are escaped)."""
+    agents = agent_colors(m)
+
+    def swatch(color: str, text: str, border: str = "#666", dashed: bool = False) -> str:
+        style = "dashed" if dashed else "solid"
+        return (
+            f"<span style='display:inline-block;width:14px;height:14px;background:{color};"
+            f"border:2px {style} {border};vertical-align:middle;margin:0 4px 0 10px'></span>"
+            f"{esc(text)}"
+        )
+
+    if color_by == "status":
+        fills = "".join(swatch(STATUS_COLORS[s], s) for s in ("IN", "OUT", "UNDEC"))
+        borders = "".join(swatch("#fff", f"{a}", agents[a]) for a in m.agents())
+        what = f"fill: grounded status {fills} &nbsp;|&nbsp; border: agent {borders}"
+    else:
+        fills = "".join(swatch(agents[a], a) for a in m.agents())
+        borders = "".join(swatch("#fff", s, STATUS_BORDERS[s]) for s in ("IN", "OUT", "UNDEC"))
+        what = f"fill: agent {fills} &nbsp;|&nbsp; border: status {borders}"
+    edges = (
+        "<span style='color:#d7191c;margin-left:10px'>━ rebut</span>"
+        "<span style='color:#7b3294;margin-left:10px'>╍ undercut</span>"
+        "<span style='color:#1a9641;margin-left:10px'>━ support</span>"
+        "<span style='color:#555;margin-left:10px'>━ premise/conclusion</span>"
+        "<span style='display:inline-block;width:22px;height:13px;border:2px solid #666;"
+        "border-radius:50%;vertical-align:middle;margin:0 4px 0 10px'></span>argument (inference)"
+        + swatch("#fff", "assumption", dashed=True)
+    )
+    return (
+        "<style>html,body{overflow-x:hidden}</style>"
+        "<div style='font:13px sans-serif;padding:6px 8px;line-height:1.9'>"
+        f"<div style='font-size:16px;font-weight:bold'>{esc(m.title)}</div>"
+        f"<div>{what}</div><div>{edges}</div></div>"
+    )
+
+
+def to_html(
+    m: ArgumentMap,
+    *,
+    color_by: ColorBy = "status",
+    height: str = "640px",
+    resources: Literal["inline", "remote"] = "inline",
+    layout: Literal["hierarchical", "physics"] = "hierarchical",
+    legend: bool = True,
+) -> str:
+    """A standalone HTML page of the map (works offline with ``resources="inline"``)."""
+    net = to_pyvis(m, color_by=color_by, height=height, resources=resources, layout=layout)
+    nodes, edges, _heading, height_, width, options = net.get_network_data()
+    template = net.templateEnv.get_template(net.path)
+    page = template.render(
+        height=height_,
+        width=width,
+        nodes=nodes,
+        edges=edges,
+        heading="",  # pyvis writes the heading unescaped: ours goes into the escaped legend
+        options=options,
+        physics_enabled=layout == "physics",
+        use_DOT=False,
+        dot_lang=[],
+        widget=False,
+        bgcolor="#ffffff",
+        conf=False,
+        tooltip_link=True,  # innerHTML popup: our titles are escaped HTML fragments
+        neighborhood_highlight=False,
+        select_menu=False,
+        filter_menu=False,
+        notebook=False,
+        cdn_resources=net.cdn_resources,
+    )
+    page = _BOOTSTRAP.sub("", page)
+    page = _TEMPLATE_LEFTOVERS.sub("", page)
+    if legend:
+        page = page.replace("<body>", "<body>\n" + legend_html(m, color_by), 1)
+    return page
+
+
+def iframe(page: str, height: int = 760) -> str:
+    """``page`` in a sandboxed iframe (scripts run, but cannot reach the notebook)."""
+    return (
+        f'<div class="argnb-map"><iframe srcdoc="{esc(page)}" sandbox="allow-scripts" '
+        f'style="width:100%;height:{int(height)}px;border:1px solid #ddd"></iframe></div>'
+    )
+
+
+def show(m: ArgumentMap, *, frame_height: int = 780, **kw: Any):
+    """Display the map inline in Jupyter."""
+    from IPython.display import HTML
+
+    return HTML(iframe(to_html(m, **kw), frame_height))
