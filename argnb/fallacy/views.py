@@ -1,0 +1,125 @@
+"""Notebook views of fallacy results: report tables, a confidence histogram, a classify widget.
+
+Views read predictions, transcripts and reports; the widget's button is the only thing here that
+calls a model (through :class:`~argnb.fallacy.baselines.Baseline`). Every piece of text from a
+model, a dataset or a user is escaped before it goes into HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def histogram_html(hist: dict[str, int], title: str = "confidence") -> str:
+    """Horizontal bars for a ``{"0.8-0.9": n, ...}`` histogram (no plotting library needed)."""
+    top = max(hist.values(), default=0) or 1
+    rows = "".join(
+        f"<tr><td style='padding:1px 6px'>{_e(k)}</td>"
+        f"<td style='padding:1px'><div style='background:#4a7ab5;height:12px;"
+        f"width:{round(240 * v / top)}px'></div></td><td style='padding:1px 6px'>{v}</td></tr>"
+        for k, v in hist.items()
+    )
+    return f"<table><tr><th colspan=3 style='text-align:left'>{_e(title)}</th></tr>{rows}</table>"
+
+
+def report_html(rep: dict[str, Any]) -> str:
+    """Per-source accuracy, the confusion matrix, ensemble figures and the confidence histogram."""
+    parts = [
+        f"<p><b>{_e(rep.get('method'))}</b> on {rep['n']} items: accuracy "
+        f"<b>{rep['accuracy']:.3f}</b>, macro-F1 {rep['macro_f1']:.3f}, invalid items "
+        f"{rep['invalid_rate']:.1%}, invalid model outputs {rep['invalid_output_rate']:.1%}, "
+        f"{rep['calls_per_item']} calls and "
+        f"{rep['prompt_tokens_per_item'] + rep['completion_tokens_per_item']:.0f} tokens per item.</p>"
+    ]
+    src = "".join(
+        f"<tr><td>{_e(k)}</td><td>{v['n']}</td><td>{v['gold_fallacious']}</td>"
+        f"<td>{v['accuracy']:.3f}</td></tr>"
+        for k, v in rep["per_source"].items()
+    )
+    parts.append(
+        "<table><tr><th>source</th><th>items</th><th>fallacious</th><th>accuracy</th></tr>"
+        f"{src}</table>"
+    )
+    c = rep["confusion"]
+    parts.append(
+        "<table><tr><th>gold \\ predicted</th><th>0</th><th>1</th><th>invalid</th></tr>"
+        + "".join(
+            f"<tr><td>{g}</td><td>{c[g]['0']}</td><td>{c[g]['1']}</td><td>{c[g]['invalid']}</td></tr>"
+            for g in ("0", "1")
+        )
+        + "</table>"
+    )
+    if "members" in rep:
+        d = rep["disagreement"]
+        members = ", ".join(f"{_e(k)} {v['accuracy']:.3f}" for k, v in rep["members"].items())
+        parts.append(
+            f"<p>Members alone: {members}. They agree on {rep['agreement_rate']:.1%} of the items "
+            f"(accuracy there {rep['agreed_accuracy']:.3f}) and disagree on {rep['disagreed']}. "
+            f"Ensemble with a random tie-break: {rep['accuracy_random_tiebreak']:.3f}; with the "
+            f"resolver: {rep['accuracy']:.3f}. On the disagreements: accuracy {d['accuracy']:.3f}, "
+            f"macro-F1 {d['macro_f1']:.3f} (random: {d['accuracy_random']:.3f} / "
+            f"{d['macro_f1_random']:.3f}); resolved by {_e(d['resolutions'])}.</p>"
+        )
+    if "confidence_histogram" in rep:
+        parts.append(
+            f"<p>Rounds used: {_e(rep['rounds'])}. {rep['confidences']} confidences, "
+            f"{rep['confidence_share_0.8_0.9']:.1%} of them between 0.8 and 0.9.</p>"
+        )
+        parts.append(histogram_html(rep["confidence_histogram"], "deliberation confidences"))
+    return "<div class='argnb-fallacy-report'>" + "".join(parts) + "</div>"
+
+
+class Report(dict):
+    """A report dict that renders as HTML in a notebook."""
+
+    def _repr_html_(self) -> str:
+        return report_html(self)
+
+
+def prediction_html(pred: Prediction) -> str:
+    """One baseline answer: label (or invalid), its reasoning fields and its cost."""
+    verdict = {1: "fallacious (1)", 0: "not fallacious (0)"}.get(pred.label, "invalid output")
+    fields = "".join(f"<li><b>{_e(k)}</b>: {_e(v)}</li>" for k, v in pred.reasoning.items())
+    err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
+    return (
+        f"<div><b>{_e(METHOD_NAMES.get(pred.method, pred.method))}</b> → <b>{_e(verdict)}</b>"
+        f"<ul>{fields}</ul>{err}<small>{pred.calls} call(s), {pred.usage.total_tokens} tokens, "
+        f"{pred.latency_s:.1f} s</small></div>"
+    )
+
+
+def classify_widget(backend: Any = None) -> Any:
+    """Type an argument, pick a method, press Classify (ipywidgets)."""
+    import ipywidgets as w
+
+    text = w.Textarea(
+        value="Everyone I know uses this app, so it must be the safest one.",
+        layout=w.Layout(width="100%", height="80px"),
+        description="Argument",
+    )
+    method = w.Dropdown(
+        options=[(v, k) for k, v in METHOD_NAMES.items()], value="zero", description="Method"
+    )
+    button = w.Button(description="Classify", button_style="primary")
+    out = w.HTML()
+
+    def on_click(_: Any) -> None:
+        button.disabled = True
+        out.value = "<i>asking the model…</i>"
+        try:
+            pred = Baseline(method.value, backend).run(text.value)
+            out.value = prediction_html(pred)
+        except Exception as exc:  # show any failure in the widget instead of losing it
+            out.value = f"<p style='color:#b00'>{_e(exc)}</p>"
+        finally:
+            button.disabled = False
+
+    button.on_click(on_click)
+    return w.VBox([text, w.HBox([method, button]), out])
