@@ -1,0 +1,1 @@
+"""Example cases (YAML stances) shipped with argnb.dialectic."""

@@ -1,0 +1,275 @@
+"""The shapes of a dialectical dialogue: stances in, structured arguments and answers out.
+
+An *argument* is an ordered list of rules. Each rule derives a ``consequent`` from ``strong``
+premises (things asserted) and ``weak_negation`` assumptions ("there is no evidence that ...").
+A later rule may use an earlier rule's consequent as a premise. ``Conc`` collects every
+consequent and ``Ass`` every assumption: rebuttals attack the former, undercuts the latter.
+
+Every string and list has a bound (``max_length``): small local models otherwise loop until they
+run out of tokens. The same models are used for model answers and for the transcript payloads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+
+MAX_TEXT = 200
+#: one statement in natural language (bounded, so a small model cannot ramble)
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+MAX_PREMISES = 5
+MAX_ASSUMPTIONS = 3
+MAX_RULES = 4
+
+AttackKind = Literal["rebut", "undercut"]
+
+
+def _no_description(schema: dict, _cls: type) -> None:
+    schema.pop("description", None)
+
+
+def inline_refs(schema: dict) -> dict:
+    """The schema with every ``$ref`` replaced by its definition, without ``$defs`` and without
+    nested titles (the top-level title, which names the answer type, stays)."""
+    defs = schema.get("$defs", {})
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "title")}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out = walk(schema)
+    if "title" in schema:
+        out["title"] = schema["title"]
+    return out
+
+
+class Shape(BaseModel):
+    """Base of every model-facing shape.
+
+    The JSON schema sent to models is kept plain: no docstrings as descriptions and no
+    ``$ref``/``$defs`` indirection (tiny models copy both into their answers, e.g. "#/$defs").
+    """
+
+    model_config = ConfigDict(json_schema_extra=_no_description)
+
+    @classmethod
+    def model_json_schema(cls, *args, **kwargs):  # type: ignore[override]
+        return inline_refs(super().model_json_schema(*args, **kwargs))
+
+
+class Antecedent(Shape):
+    """What a rule rests on: asserted premises and assumptions of missing evidence."""
+
+    strong: list[Text] = Field(max_length=MAX_PREMISES)
+    weak_negation: list[Text] = Field(max_length=MAX_ASSUMPTIONS)
+
+    @field_validator("strong", "weak_negation", mode="after")
+    @classmethod
+    def _bounded_items(cls, items: list[str]) -> list[str]:
+        cleaned = [" ".join(s.split()) for s in items]
+        return [s for s in cleaned if s]
+
+
+class Rule(Shape):
+    """One inference step: antecedent ⟹ consequent."""
+
+    id: str = Field(max_length=8)
+    antecedent: Antecedent
+    consequent: Text = Field(min_length=1, max_length=MAX_TEXT)
+
+    @field_validator("consequent", mode="after")
+    @classmethod
+    def _squash(cls, s: str) -> str:
+        s = " ".join(s.split())
+        if not s:
+            raise ValueError("the consequent must not be empty")
+        return s
+
+
+class Argument(Shape):
+    """An ordered list of rules; the last rule's consequent is the claim."""
+
+    rules: list[Rule] = Field(min_length=1, max_length=MAX_RULES)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def Conc(self) -> list[str]:
+        """Every consequent, in order (what a rebut may attack)."""
+        return [r.consequent for r in self.rules]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def Ass(self) -> list[str]:
+        """Every weak-negation assumption, in order (what an undercut may attack)."""
+        return [a for r in self.rules for a in r.antecedent.weak_negation]
+
+    @property
+    def claim(self) -> str:
+        """The final conclusion."""
+        return self.rules[-1].consequent
+
+    @property
+    def warrant(self) -> Rule:
+        """The last rule: what the synthesis phase generalises."""
+        return self.rules[-1]
+
+    def premises(self) -> list[str]:
+        """Strong premises that are not consequents of an earlier rule of this argument."""
+        derived: set[str] = set()
+        out: list[str] = []
+        from argnb.dialectic.novelty import normalise
+
+        for r in self.rules:
+            for p in r.antecedent.strong:
+                if normalise(p) not in derived:
+                    out.append(p)
+            derived.add(normalise(r.consequent))
+        return out
+
+    def rule_for(self, conclusion: str) -> Rule | None:
+        """The rule that derives ``conclusion`` (exact text)."""
+        return next((r for r in self.rules if r.consequent == conclusion), None)
+
+    @classmethod
+    def simple(
+        cls, premises: list[str], conclusion: str, assumptions: list[str] | None = None
+    ) -> Argument:
+        """A one-rule argument, the common case (handy in tests, exercises and notebooks)."""
+        return cls(
+            rules=[
+                Rule(
+                    id="r1",
+                    antecedent=Antecedent(strong=premises, weak_negation=assumptions or []),
+                    consequent=conclusion,
+                )
+            ]
+        )
+
+
+def strip_computed(data: dict) -> dict:
+    """An argument dict without the derived ``Conc``/``Ass`` (for re-validation)."""
+    return {k: v for k, v in data.items() if k not in ("Conc", "Ass")}
+
+
+# -- model answers ---------------------------------------------------------------------------
+class MainArgumentAnswer(Shape):
+    """Phase 1: an agent states its main argument."""
+
+    argument: Argument
+
+
+class AttackAnswer(Shape):
+    """Phase 2: can the agent defeat the opponent's last argument, and with what."""
+
+    can_defeat: Literal["YES", "NO"]
+    attack: Literal["rebut", "undercut", "none"]
+    target: Text
+    argument: Argument | None
+
+
+class Characterized(Shape):
+    """An argument lifted to properties: no names of particular objects."""
+
+    strong: list[Text] = Field(min_length=1, max_length=MAX_PREMISES)
+    consequent: Text = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class CharacterizationAnswer(Shape):
+    """Synthesis step 1: both warrants characterised."""
+
+    C1: Characterized
+    C2: Characterized
+
+
+class GeneralizationAnswer(Shape):
+    """Synthesis step 2: the consensus core both sides can accept."""
+
+    E: Characterized
+
+
+class FinalAnswer(Shape):
+    """Synthesis step 3: a concrete answer that satisfies the consensus core."""
+
+    final_answer: Text = Field(min_length=1, max_length=MAX_TEXT)
+
+
+# -- input -----------------------------------------------------------------------------------
+class Stance(BaseModel):
+    """What an agent starts from: facts and rules in words, and/or values in prose."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40)
+    facts: list[str] = Field(default_factory=list, max_length=30)
+    rules: list[str] = Field(default_factory=list, max_length=30)
+    values: str = Field(default="", max_length=2000)
+
+    @field_validator("values")
+    @classmethod
+    def _strip(cls, s: str) -> str:
+        return s.strip()
+
+    def describe(self) -> str:
+        """The stance as prompt text."""
+        parts = []
+        if self.values:
+            parts.append(self.values)
+        if self.facts:
+            parts.append("Facts you know:\n" + "\n".join(f"- {f}" for f in self.facts))
+        if self.rules:
+            parts.append("Rules you hold:\n" + "\n".join(f"- {r}" for r in self.rules))
+        return "\n\n".join(parts) or "(no stance given)"
+
+
+class Case(BaseModel):
+    """An issue and the two agents' stances (agent 1 argues first)."""
+
+    model_config = ConfigDict(extra="forbid")
+    issue: str = Field(min_length=1, max_length=400)
+    agents: list[Stance] = Field(min_length=2, max_length=2)
+    description: str = Field(default="", max_length=2000)
+
+    @field_validator("agents")
+    @classmethod
+    def _distinct(cls, agents: list[Stance]) -> list[Stance]:
+        if agents[0].name == agents[1].name:
+            raise ValueError("the two agents need different names")
+        for a in agents:
+            if not (a.facts or a.rules or a.values):
+                raise ValueError(f"{a.name}: give facts, rules or values")
+        return agents
+
+    @classmethod
+    def from_yaml(cls, text: str) -> Case:
+        import yaml
+
+        return cls.model_validate(yaml.safe_load(text))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Case:
+        """Read a stances file (YAML)."""
+        from argnb.errors import ArgnbError
+
+        p = Path(path)
+        if not p.exists():
+            raise ArgnbError(
+                f"no stances file {p}", hint="pass --example camera, or a path to a YAML file"
+            )
+        try:
+            return cls.from_yaml(p.read_text(encoding="utf-8"))
+        except Exception as exc:  # yaml or validation error: say which file
+            raise ArgnbError(
+                f"{p}: not a valid stances file ({exc})".splitlines()[0],
+                hint="see argnb/dialectic/data/camera.yaml for the format",
+            ) from exc
+
+    def to_yaml(self) -> str:
+        import yaml
+
+        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True)

@@ -1,0 +1,135 @@
+"""A notebook widget to edit the two stances, rerun the dialogue and see it turn by turn.
+
+The widget only builds a :class:`~argnb.dialectic.schema.Case` from the text boxes and calls
+:func:`~argnb.dialectic.protocol.run_dialogue`; the views it shows read the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from argnb.dialectic.schema import Case, Stance
+
+
+def stance_text(stance: Stance) -> str:
+    """A stance as the YAML the editor shows."""
+    data = stance.model_dump(exclude_defaults=True)
+    data.pop("name", None)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+def parse_stance(name: str, text: str) -> Stance:
+    """Read a stance from the editor's YAML (``facts:``, ``rules:``, ``values:``)."""
+    data = yaml.safe_load(text) or {}
+    if isinstance(data, str):  # plain prose: values only
+        data = {"values": data}
+    if not isinstance(data, dict):
+        raise ValueError("write the stance as 'facts:', 'rules:' and/or 'values:'")
+    return Stance(name=name, **data)
+
+
+class StanceEditor:
+    """Issue, two stance boxes, a Run button; shows the dialogue as it happens, then the map.
+
+    ``backend`` is a backend or a zero-argument function returning one (so a backend picked later
+    in the notebook is used); ``run_kw`` goes to :func:`run_dialogue` (e.g. ``max_attacks``).
+    """
+
+    def __init__(
+        self,
+        case: Case,
+        backend: Any = None,
+        *,
+        map_height: str = "560px",
+        **run_kw: Any,
+    ) -> None:
+        import ipywidgets as w
+
+        self.backend = backend
+        self.run_kw = run_kw
+        self.map_height = map_height
+        self.dialogue = None
+        self.issue = w.Text(value=case.issue, description="Issue", layout=w.Layout(width="95%"))
+        self.names = [
+            w.Text(value=a.name, description="Agent", layout=w.Layout(width="45%"))
+            for a in case.agents
+        ]
+        self.boxes = [
+            w.Textarea(value=stance_text(a), layout=w.Layout(width="49%", height="260px"))
+            for a in case.agents
+        ]
+        self.button = w.Button(description="Run dialogue", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.turns = w.Output()
+        self.map = w.Output()
+        self.button.on_click(lambda _: self.run())
+        self.widget = w.VBox(
+            [
+                self.issue,
+                w.HBox(self.names),
+                w.HBox(self.boxes),
+                w.HBox([self.button, self.status]),
+                self.turns,
+                self.map,
+            ]
+        )
+
+    def case(self) -> Case:
+        """The case as currently edited (raises ValueError / ValidationError when malformed)."""
+        agents = [
+            parse_stance(n.value.strip(), b.value)
+            for n, b in zip(self.names, self.boxes, strict=True)
+        ]
+        return Case(issue=self.issue.value.strip(), agents=agents)
+
+    def _backend(self):
+        if callable(self.backend) and not hasattr(self.backend, "chat"):
+            return self.backend()
+        if self.backend is None:
+            from argnb.config import default_backend
+
+            return default_backend()
+        return self.backend
+
+    def run(self, on_turn: Callable | None = None):
+        """Run the dialogue on the edited stances; return the :class:`Dialogue` (or None)."""
+        import html
+
+        from IPython.display import HTML, display
+
+        from argnb.dialectic.protocol import run_dialogue
+        from argnb.dialectic.views import turn_html
+
+        self.turns.clear_output()
+        self.map.clear_output()
+        try:
+            case = self.case()
+        except Exception as exc:  # show what is wrong in the editor, do not raise in a callback
+            self.status.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+            return None
+        self.status.value = "running…"
+        self.button.disabled = True
+
+        def show(turn):
+            with self.turns:
+                display(HTML(turn_html(turn)))
+            if on_turn is not None:
+                on_turn(turn)
+
+        try:
+            self.dialogue = run_dialogue(self._backend(), case, on_turn=show, **self.run_kw)
+        finally:
+            self.button.disabled = False
+        d = self.dialogue
+        self.status.value = html.escape(f"{d.outcome}: {d.final_answer} — labelling {d.labelling}")
+        with self.map:
+            display(d.to_map().show(height=self.map_height))
+        return d
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
