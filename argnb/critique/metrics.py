@@ -53,6 +53,12 @@ Rating = Mapping[str, float]
 # -- ranking losses ----------------------------------------------------------------------------------
 
 
+def _nanmean(values: list[float]) -> float:
+    """Mean of the defined values; NaN (without numpy's warning) when none is defined."""
+    arr = np.asarray(values, dtype=float)
+    return float(arr[~np.isnan(arr)].mean()) if (~np.isnan(arr)).any() else float("nan")
+
+
 def _sign(d: float) -> int:
     return 0 if abs(d) <= TIE_EPS else (1 if d > 0 else -1)
 
@@ -561,7 +567,7 @@ def score(
                 pp = _per_position(rt, pairs)
                 full.append(_metrics(rt, pp, everything))
                 boots.append(_metrics(rt, pp, s))
-            point = {m: float(np.nanmean([f[m] for f in full])) for m in METRICS}
+            point = {m: _nanmean([f[m] for f in full]) for m in METRICS}
         return {m: Metric(point[m], *_ci(boots, m)) for m in METRICS}
 
     mean_pred = {}
