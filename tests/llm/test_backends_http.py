@@ -121,3 +121,20 @@ def test_embeddings_over_both_protocols(server):
     o = OllamaBackend("tiny", host=server.url).embed(["a b", "c"])
     v = OpenAIBackend("tiny", base_url=server.url + "/v1").embed(["a b", "c"])
     assert len(o) == len(v) == 2 and o == v
+
+
+def test_a_client_that_gives_up_leaves_no_traceback_on_stderr(capfd):
+    import socket
+
+    slow = ScriptedBackend(lambda req: "late", model="tiny", delay_s=0.4)
+    with ProtocolServer(slow, models=["tiny"]) as srv:
+        body = b'{"model": "tiny", "messages": [{"role": "user", "content": "q"}], "stream": false}'
+        head = f"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+        with socket.create_connection(srv.server_address) as sock:
+            sock.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+            )
+            sock.sendall(head.encode() + body)
+        time.sleep(0.8)  # the handler answers into a reset connection
+    assert len(srv.requests) == 1
+    assert "Traceback" not in capfd.readouterr().err
