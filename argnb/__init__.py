@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from argnb._lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -21,13 +21,7 @@ _LAZY = {
     "run_batch": "argnb.batch",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'argnb' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [*_LAZY, "__version__"]

@@ -11,7 +11,7 @@ baselines disagree, dataset loaders and a resumable benchmark runner with per-so
 
 from __future__ import annotations
 
-from typing import Any
+from argnb._lazy import lazy_getattr
 
 _LAZY = {
     "Agent": "argnb.fallacy.deliberation",
@@ -42,13 +42,7 @@ _LAZY = {
     "Report": "argnb.fallacy.views",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'argnb.fallacy' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = sorted(_LAZY)

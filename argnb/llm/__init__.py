@@ -6,8 +6,7 @@ Nothing here imports a client library at import time; ``OllamaBackend``, ``OpenA
 
 from __future__ import annotations
 
-from typing import Any
-
+from argnb._lazy import lazy_getattr
 from argnb.llm.base import Backend, Message, Options, Reply, Usage
 from argnb.llm.ledger import Ledger, default_ledger, usage
 from argnb.llm.scripted import Request, ScriptedBackend
@@ -20,13 +19,7 @@ _LAZY = {
     "ResponseCache": "argnb.llm.cache",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
