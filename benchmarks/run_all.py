@@ -1,4 +1,4 @@
-"""Run every foundation benchmark and print one table each (``make bench``)."""
+"""Run every benchmark and print one table each (``make bench``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import bench_concurrency
 import bench_import
 import bench_memory
 import bench_overhead
+import fallacy_protocol
 from _common import table
 
 if __name__ == "__main__":
@@ -20,3 +21,4 @@ if __name__ == "__main__":
     print(table("structured-call overhead", bench_overhead.run()))
     print(table("response cache", bench_cache.run()))
     print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
+    print(table("fallacy protocol", fallacy_protocol.run()))
