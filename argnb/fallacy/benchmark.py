@@ -207,6 +207,7 @@ async def abench(
     todo = list(items)[:limit] if limit else list(items)
     if out is not None:
         _check_resume(Path(out), key)
+        _config_path(out).write_text(json.dumps({"key": key, **config}, indent=1, default=str))
 
     async def fn(item: dict) -> dict:
         rec = await runner(item)
@@ -236,12 +237,21 @@ def bench(items: Sequence[dict[str, Any]], **kw: Any) -> dict[str, Any]:
     return run_sync(abench(items, **kw))
 
 
+def _config_path(out: str | Path) -> Path:
+    """The configuration written next to a results file, so a report can say what ran."""
+    return Path(f"{out}.config.json")
+
+
 def report(path: str | Path) -> dict[str, Any]:
-    """Recompute the report from an existing results file."""
+    """Recompute the report from an existing results file (with its configuration, if kept)."""
     records = read_jsonl(path)
     if not records:
         raise ArgnbError(f"no results in {path}", hint="run `argnb fallacy bench ... --out` first")
-    return summarize(records)
+    rep = summarize(records)
+    cfg = _config_path(path)
+    if cfg.exists():
+        rep["config"] = json.loads(cfg.read_text())
+    return rep
 
 
 def results_frame(path_or_records: str | Path | Sequence[dict]) -> Any:

@@ -163,10 +163,30 @@ def _ensemble_part(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def run_on(rep: dict[str, Any]) -> str:
+    """Which backends and models produced a report (from its ``config``), e.g.
+    ``zero@local:smollm2-135m + few@local:smollm2-135m; agents local:smollm2-135m x2``."""
+    cfg = rep.get("config") or {}
+
+    def where(d: dict[str, Any]) -> str:
+        return f"{d.get('backend')}:{d.get('model')}"
+
+    parts = []
+    if cfg.get("members"):
+        parts.append(" + ".join(m.get("name") or where(m) for m in cfg["members"]))
+    elif cfg.get("backend"):
+        parts.append(f"{cfg.get('method')}@{where(cfg)}")
+    if cfg.get("agents"):
+        names = [where(a) for a in cfg["agents"]]
+        same = len(set(names)) == 1
+        parts.append("agents " + (f"{names[0]} x{len(names)}" if same else ", ".join(names)))
+    return "; ".join(parts) or "unknown (no configuration recorded)"
+
+
 def format_report(rep: dict[str, Any]) -> str:
     """A plain-text rendering of :func:`summarize`'s report for the terminal."""
     lines = [
-        f"method {rep.get('method')}  ·  {rep['n']} items",
+        f"method {rep.get('method')}  ·  {rep['n']} items  ·  on {run_on(rep)}",
         f"accuracy {rep['accuracy']:.3f}   macro-F1 {rep['macro_f1']:.3f}   "
         f"invalid items {rep['invalid_rate']:.1%}   invalid model outputs "
         f"{rep['invalid_output_rate']:.1%} ({rep['invalid_outputs']}/{rep['outputs']})",

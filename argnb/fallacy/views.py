@@ -11,6 +11,7 @@ import html
 from typing import Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
+from argnb.fallacy.metrics import run_on
 
 
 def _e(x: Any) -> str:
@@ -36,7 +37,10 @@ def report_html(rep: dict[str, Any]) -> str:
         f"<b>{rep['accuracy']:.3f}</b>, macro-F1 {rep['macro_f1']:.3f}, invalid items "
         f"{rep['invalid_rate']:.1%}, invalid model outputs {rep['invalid_output_rate']:.1%}, "
         f"{rep['calls_per_item']} calls and "
-        f"{rep['prompt_tokens_per_item'] + rep['completion_tokens_per_item']:.0f} tokens per item.</p>"
+        f"{rep['prompt_tokens_per_item'] + rep['completion_tokens_per_item']:.0f} tokens per item.</p>",
+        f"<p>Run on {_e(run_on(rep))}"
+        + (f", {rep['run']['wall_s']:.0f} s wall time" if "wall_s" in rep.get("run", {}) else "")
+        + ".</p>",
     ]
     src = "".join(
         f"<tr><td>{_e(k)}</td><td>{v['n']}</td><td>{v['gold_fallacious']}</td>"

@@ -231,3 +231,19 @@ def test_cli_errors_are_one_line_with_a_fix(tmp_path, capsys, scripted_connect):
         main(["fallacy", "bench", "--data", str(tmp_path / "nope.jsonl"), "--method", "zero"]) == 2
     )
     assert "no data file" in capsys.readouterr().err
+
+
+def test_a_report_says_which_backends_and_models_ran(tmp_path):
+    from argnb.fallacy.metrics import format_report
+    from argnb.fallacy.views import report_html
+
+    out = tmp_path / "r.jsonl"
+    model = ScriptedBackend(oracle(), model="tiny-<b>")
+    live = bench(items(4), method="ensemble", backend=model, out=out, progress=False)
+    again = report(out)  # from the file alone, as `argnb fallacy report` does
+    assert again["config"] == live["config"]
+    want = "zero@scripted:tiny-<b> + few@scripted:tiny-<b>; agents scripted:tiny-<b> x2"
+    assert f"on {want}" in format_report(again)
+    assert "tiny-&lt;b&gt;" in report_html(again) and "tiny-<b>" not in report_html(again)
+    (tmp_path / "r.jsonl.config.json").unlink()
+    assert "no configuration recorded" in format_report(report(out))
