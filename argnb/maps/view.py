@@ -239,7 +239,19 @@ def to_html(
     page = _TEMPLATE_LEFTOVERS.sub("", page)
     if legend:
         page = page.replace("<body>", "<body>\n" + legend_html(m, color_by), 1)
-    return page
+    return page.replace("</body>", _REFIT + "</body>", 1)
+
+
+# In JupyterLab the iframe often gets its final size only after vis-network's first fit, which
+# leaves the map zoomed into one corner; fit again once loaded and whenever the frame resizes.
+_REFIT = """<script>
+(function () {
+  function refit() { if (window.network) { window.network.redraw(); window.network.fit(); } }
+  window.addEventListener("load", function () { setTimeout(refit, 100); setTimeout(refit, 800); });
+  window.addEventListener("resize", refit);
+})();
+</script>
+"""
 
 
 def iframe(page: str, height: int = 760) -> str:
