@@ -8,6 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from argnb.errors import ArgnbError
+from argnb.llm.base import public_url
 
 
 @dataclass
@@ -54,8 +55,13 @@ def check_ollama(host: str | None = None) -> Check:
     except ArgnbError as exc:
         return Check("ollama", False, exc.message, fix=exc.hint or "")
     if not models:
-        return Check("ollama", True, f"running at {b.host}, no models", fix="ollama pull llama3.2")
-    return Check("ollama", True, f"running at {b.host}", models)
+        return Check(
+            "ollama",
+            True,
+            f"running at {public_url(b.host)}, no models",
+            fix="ollama pull llama3.2",
+        )
+    return Check("ollama", True, f"running at {public_url(b.host)}", models)
 
 
 def check_openai(base_url: str | None = None) -> Check:
@@ -66,7 +72,7 @@ def check_openai(base_url: str | None = None) -> Check:
         models = b.list_models()
     except ArgnbError as exc:
         return Check("openai", False, exc.message, fix=exc.hint or "")
-    return Check("openai", True, f"reachable at {b.base_url}", models[:50])
+    return Check("openai", True, f"reachable at {public_url(b.base_url)}", models[:50])
 
 
 def run_checks(host: str | None = None, base_url: str | None = None) -> list[Check]:

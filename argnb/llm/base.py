@@ -25,6 +25,24 @@ from tenacity import (
 
 from argnb.errors import BackendTimeout, BackendUnavailable
 
+
+def public_url(url: str) -> str:
+    """``url`` without credentials (``user:token@``) or query string, for messages, reports and
+    result files: a key pasted into a base URL must not end up in a notebook or a log."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable url>"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    if parts.username or parts.password:
+        host = f"***@{host}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 Role = Literal["system", "user", "assistant"]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from argnb.errors import BackendError, BackendTimeout, BackendUnavailable, ModelNotFound
-from argnb.llm.base import Backend, Message, Options, Reply, Usage
+from argnb.llm.base import Backend, Message, Options, Reply, Usage, public_url
 
 
 def _client_module() -> Any:
@@ -87,12 +87,12 @@ class OllamaBackend(Backend):
         model = model or self.model
         if isinstance(exc, ConnectionError | httpx.ConnectError):
             return BackendUnavailable(
-                f"cannot reach Ollama at {self.host}",
+                f"cannot reach Ollama at {public_url(self.host)}",
                 hint="start it with `ollama serve` (or set OLLAMA_HOST to where it runs)",
             )
         if isinstance(exc, httpx.TimeoutException):
             return BackendTimeout(
-                f"Ollama at {self.host} did not answer within {self.timeout:.0f} s",
+                f"Ollama at {public_url(self.host)} did not answer within {self.timeout:.0f} s",
                 hint="try a smaller model, or pass timeout=... to OllamaBackend",
             )
         if isinstance(exc, ollama.ResponseError):
@@ -135,4 +135,4 @@ class OllamaBackend(Backend):
         return [m.model for m in resp.models]
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "host": self.host}
+        return {"backend": self.name, "model": self.model, "host": public_url(self.host)}

@@ -21,7 +21,7 @@ from argnb.errors import (
     ModelNotFound,
     SchemaUnsupported,
 )
-from argnb.llm.base import Backend, Message, Options, Reply, Usage
+from argnb.llm.base import Backend, Message, Options, Reply, Usage, public_url
 
 MODES = ("json_schema", "json_object_schema", "json_object", "plain")
 OPENAI_URL = "https://api.openai.com/v1"
@@ -120,40 +120,40 @@ class OpenAIBackend(Backend):
         model = model or self.model
         if isinstance(exc, openai.APITimeoutError):
             return BackendTimeout(
-                f"{self.base_url} did not answer within {self.timeout:.0f} s",
+                f"{public_url(self.base_url)} did not answer within {self.timeout:.0f} s",
                 hint="retry later, use a smaller model, or pass timeout=...",
             )
         if isinstance(exc, openai.APIConnectionError):
             return BackendUnavailable(
-                f"cannot reach an OpenAI-compatible server at {self.base_url}",
+                f"cannot reach an OpenAI-compatible server at {public_url(self.base_url)}",
                 hint="check base_url (e.g. http://127.0.0.1:11434/v1 for Ollama, "
                 "http://127.0.0.1:8000/v1 for llama.cpp's server) and that the server runs",
             )
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return AuthenticationError(
-                f"{self.base_url} refused the API key", hint="check OPENAI_API_KEY"
+                f"{public_url(self.base_url)} refused the API key", hint="check OPENAI_API_KEY"
             )
         if isinstance(exc, openai.NotFoundError):
             if "model" in str(exc).lower():
                 return ModelNotFound(
-                    f"{self.base_url} has no model {model!r}",
+                    f"{public_url(self.base_url)} has no model {model!r}",
                     hint="list the models with `argnb doctor` and pass one of them",
                 )
             return BackendUnavailable(
-                f"{self.base_url} answered 404: is this the API root?",
+                f"{public_url(self.base_url)} answered 404: is this the API root?",
                 hint="base_url usually ends in /v1",
             )
         if isinstance(exc, openai.RateLimitError):
-            return BackendTimeout(f"rate limited by {self.base_url}")
+            return BackendTimeout(f"rate limited by {public_url(self.base_url)}")
         if structured and isinstance(
             exc,
             openai.BadRequestError | openai.UnprocessableEntityError | openai.InternalServerError,
         ):
             return SchemaUnsupported(f"server refused structured mode {self.mode!r}: {exc}")
         if isinstance(exc, openai.InternalServerError):
-            return BackendTimeout(f"server error from {self.base_url}: {exc}")
+            return BackendTimeout(f"server error from {public_url(self.base_url)}: {exc}")
         if isinstance(exc, openai.APIStatusError):
-            return BackendError(f"{self.base_url} answered {exc.status_code}: {exc}")
+            return BackendError(f"{public_url(self.base_url)} answered {exc.status_code}: {exc}")
         return exc
 
     def _next_mode(self, failed: str) -> bool:
@@ -204,4 +204,4 @@ class OpenAIBackend(Backend):
             raise self._translate(exc, False) from exc
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "base_url": self.base_url}
+        return {"backend": self.name, "model": self.model, "base_url": public_url(self.base_url)}

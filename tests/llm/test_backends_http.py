@@ -138,3 +138,24 @@ def test_a_client_that_gives_up_leaves_no_traceback_on_stderr(capfd):
         time.sleep(0.8)  # the handler answers into a reset connection
     assert len(srv.requests) == 1
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_credentials_in_a_url_never_reach_messages_or_reports():
+    from argnb.errors import BackendUnavailable
+    from argnb.llm.base import public_url
+
+    assert public_url("https://bob:sk-secret@api.example.com:8443/v1?key=sk-q") == (
+        "https://***@api.example.com:8443/v1"
+    )
+    assert public_url("http://127.0.0.1:11434") == "http://127.0.0.1:11434"
+    url = "http://bob:sk-secret@127.0.0.1:1/v1?token=sk-q"
+    b = OpenAIBackend("m", base_url=url, api_key="k", timeout=0.5, max_retries=0)
+    assert "sk-" not in str(b.describe())
+    with pytest.raises(BackendUnavailable) as err:
+        b.chat("hi")
+    assert "sk-" not in str(err.value) and "127.0.0.1:1" in str(err.value)
+    o = OllamaBackend("m", host="http://bob:sk-secret@127.0.0.1:1", timeout=0.5)
+    assert "sk-" not in str(o.describe())
+    with pytest.raises(BackendUnavailable) as err:
+        o.chat("hi")
+    assert "sk-" not in str(err.value)
