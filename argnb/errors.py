@@ -53,7 +53,12 @@ class InvalidOutput(ArgnbError):
     "cannot counter").
     """
 
-    def __init__(self, message: str, *, raw: str, errors: str = "") -> None:
+    def __init__(
+        self, message: str, *, raw: str, errors: str = "", replies: list | None = None
+    ) -> None:
         self.raw = raw
         self.errors = errors
+        #: every :class:`~argnb.llm.base.Reply` the failed call cost (the repair turn included),
+        #: so a caller can count what an invalid answer cost
+        self.replies = list(replies or [])
         super().__init__(message)

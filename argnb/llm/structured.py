@@ -120,11 +120,12 @@ def _prepare(messages: Messages | str, model: type[T]) -> tuple[list[Message], d
     return with_instructions(to_messages(messages), schema), schema
 
 
-def _fail(model: type[BaseModel], reply: Reply, error: str) -> InvalidOutput:
+def _fail(model: type[BaseModel], replies: list[Reply], error: str) -> InvalidOutput:
     return InvalidOutput(
         f"{model.__name__}: the model's answer did not validate after one repair turn ({error})",
-        raw=reply.text,
+        raw=replies[-1].text,
         errors=error,
+        replies=replies,
     )
 
 
@@ -145,7 +146,7 @@ def structured_call(
     second = backend.chat(repair_turn(msgs, first.text, error), schema=js, options=options)
     value, error2 = validate(schema, second.text)
     if value is None:
-        raise _fail(schema, second, error2)
+        raise _fail(schema, [first, second], error2)
     second.parsed = value
     return Structured(value, [first, second])
 
@@ -167,7 +168,7 @@ async def astructured_call(
     second = await backend.achat(repair_turn(msgs, first.text, error), schema=js, options=options)
     value, error2 = validate(schema, second.text)
     if value is None:
-        raise _fail(schema, second, error2)
+        raise _fail(schema, [first, second], error2)
     second.parsed = value
     return Structured(value, [first, second])
 
