@@ -22,6 +22,7 @@ MODULES = (
     "argnb.critique.cli",
     "argnb.debate.cli",
     "argnb.roundtable.cli",
+    "argnb.exercises.cli",
 )
 
 
