@@ -23,6 +23,7 @@ MODULES = (
     "argnb.debate.cli",
     "argnb.roundtable.cli",
     "argnb.exercises.cli",
+    "argnb.course",
 )
 
 

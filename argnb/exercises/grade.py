@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
+from argnb.errors import ArgnbError, MissingDependency
 from argnb.exercises import sandbox
 from argnb.exercises.markers import (
     HIDDEN_BEGIN,
@@ -460,6 +460,13 @@ def grade(
     progress: Callable[[Outcome], None] | None = None,
 ) -> Grades:
     """Grade every submission; ``level`` forces a sandbox level (default: the strongest here)."""
+    import importlib.util
+
+    if importlib.util.find_spec("nbclient") is None:
+        raise MissingDependency(
+            "grading runs notebooks with nbclient, which is not installed",
+            hint="pip install 'argnb[classroom]'",
+        )
     t0 = time.monotonic()
     solutions = load_solutions(exercise)
     found, warnings = find_submissions(submissions, solutions)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from argnb.errors import MissingDependency
 from argnb.exercises.classdata import (
     LIKERT,
     OPEN,
@@ -86,7 +87,13 @@ class Report:
 
 
 def _figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
-    from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
+    try:
+        from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
+    except ImportError:
+        raise MissingDependency(
+            "the class report draws its plots with matplotlib, which is not installed",
+            hint="pip install 'argnb[classroom]'",
+        ) from None
 
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.subplots(1, ncols)
