@@ -40,8 +40,9 @@ def _outputs(tr: Transcript) -> tuple[int, int]:
     return len(tr.turns), sum(1 for t in tr.turns if not t.valid)
 
 
-def _base(item: dict[str, Any], method: str, tr: Transcript, cost: Any) -> dict[str, Any]:
+def _base(item: dict[str, Any], method: str, tr: Transcript) -> dict[str, Any]:
     outputs, invalid = _outputs(tr)
+    cost = tr.cost
     return {
         "id": str(item["id"]),
         "source": item.get("source", ""),
@@ -58,13 +59,13 @@ def _base(item: dict[str, Any], method: str, tr: Transcript, cost: Any) -> dict[
 
 
 def record_baseline(item: dict, p: Prediction) -> dict[str, Any]:
-    rec = _base(item, p.method, p.transcript, p)
+    rec = _base(item, p.method, p.transcript)
     rec.update(pred=p.label, correct=p.label == item["label"], transcript=p.transcript.model_dump())
     return rec
 
 
 def record_deliberation(item: dict, r: DeliberationResult) -> dict[str, Any]:
-    rec = _base(item, "deliberate", r.transcript, r)
+    rec = _base(item, "deliberate", r.transcript)
     rec.update(
         pred=r.label,
         correct=r.label == item["label"],
@@ -77,7 +78,7 @@ def record_deliberation(item: dict, r: DeliberationResult) -> dict[str, Any]:
 
 
 def record_ensemble(item: dict, r: EnsembleResult) -> dict[str, Any]:
-    rec = _base(item, "ensemble", r.transcript, r)
+    rec = _base(item, "ensemble", r.transcript)
     rec.update(
         pred=r.label,
         correct=r.label == item["label"],
@@ -116,9 +117,10 @@ def make_runner(
             f"unknown method {method!r}", hint=f"use one of {', '.join(BENCH_METHODS)}"
         )
     if backend is None and not (members and agents):
-        from argnb.config import default_backend
-
-        backend = default_backend()
+        raise ArgnbError(
+            "the benchmark needs a backend",
+            hint="pass backend=argnb.connect(...) (or members and agents)",
+        )
     if method in ("zero", "few", "cot"):
         cfg = Baseline(method, backend, examples, structured)
 
