@@ -250,7 +250,7 @@ class Agent:
                 self._turn(
                     att,
                     role=f"rejected {base_role}" if check is not None else "invalid",
-                    text="; ".join(problems) if check is not None else att.raw,
+                    text="; ".join(problems) if check is not None else att.raw[:RAW_LIMIT],
                     payload=Rejected(
                         attempt=n, problems=problems, error=att.error, raw=att.raw[:RAW_LIMIT]
                     ),

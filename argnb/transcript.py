@@ -102,7 +102,7 @@ def payload_class(kind: str) -> type[Payload]:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != module:
+            if not (exc.name and module.startswith(exc.name)):
                 raise
     return _PAYLOADS.get(kind, Payload)
 

@@ -271,34 +271,31 @@ def run_judge(
     Re-running with the same ``out`` skips critiques already in it (resume after a crash or
     Ctrl-C). Returns all records (old and new) in dataset order.
     """
-    from argnb.batch import read_jsonl, run_batch
+    from argnb.batch import run_batch
+    from argnb.critique.data import DataError
+    from argnb.prompts import fingerprint, prompts_dir
 
-    if out is not None:
-        mine = (judge.name, judge.backend.name, judge.backend.model)
-        for rec in read_jsonl(out):
-            theirs = (rec.get("judge"), rec.get("backend"), rec.get("model"))
-            if theirs != mine:
-                from argnb.critique.data import DataError
-
-                raise DataError(
-                    f"{out} already holds predictions of the {theirs[0]} judge on "
-                    f"{theirs[1]}:{theirs[2]}; resuming there would mix two judges",
-                    hint="use another --out file (or delete this one to start over)",
-                )
     items = list(items)
     by_id = {it.critique_id: it for it in items}
 
     async def one(row: dict[str, Any]) -> dict[str, Any]:
         return (await judge.arate(by_id[row["critique_id"]])).record()
 
+    config = {
+        "judge": judge.name,
+        **judge.backend.describe(),
+        "prompts": fingerprint(prompts_dir("argnb.critique")),
+    }
     return run_batch(
         one,
-        [{"critique_id": it.critique_id} for it in items],
+        [{"critique_id": it.critique_id, "critique": it.critique} for it in items],
         out=out,
         key="critique_id",
         concurrency=concurrency,
         desc=f"{judge.name} judge",
         progress=progress,
+        config=config,
+        guard={"runs": "judges", "error": DataError},
     )
 
 

@@ -50,7 +50,7 @@ class EnsembleResult:
 
     @property
     def deliberation(self) -> DeliberationResult | None:
-        if "deliberation" not in self.transcript.outcome:
+        if len(self.transcript.turns) <= 2:  # the two members' answers only
             return None
         return DeliberationResult(self.transcript, start=2)
 
