@@ -16,7 +16,6 @@ builds the prompt from everything said so far, makes one structured call, and re
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,6 @@ __all__ = [
     "deliberate",
     "parse_agents",
     "render_context",
-    "render_rounds",
     "unique_names",
 ]
 
@@ -136,6 +134,8 @@ class DeliberationResult:
         return self.transcript.to_dataframe()
 
     def _repr_html_(self) -> str:
+        from argnb.fallacy.views import render_rounds
+
         return render_rounds(self)
 
 
@@ -272,40 +272,3 @@ def deliberate(
 ) -> DeliberationResult:
     """Let ``agents`` deliberate about whether ``text`` is fallacious (sync)."""
     return Deliberation(agents, max_rounds=max_rounds, seed=seed).run(text, item_id=item_id)
-
-
-def render_rounds(result: DeliberationResult) -> str:
-    """A compact round-by-agent grid of votes and confidences (escaped HTML)."""
-    agents: list[str] = []
-    for rnd in result.votes:
-        for v in rnd:
-            if v.agent not in agents:
-                agents.append(v.agent)
-    head = "".join(f"<th style='padding:4px'>{html.escape(a)}</th>" for a in agents)
-    rows = []
-    for i, rnd in enumerate(result.votes, start=1):
-        by = {v.agent: v for v in rnd}
-        order = " → ".join(html.escape(v.agent) for v in rnd)
-        cells = []
-        for a in agents:
-            v = by.get(a)
-            if v is None:
-                cells.append("<td></td>")
-            elif not v.valid:
-                cells.append("<td style='padding:4px;color:#b00'>invalid</td>")
-            else:
-                cells.append(
-                    f"<td style='padding:4px'>vote <b>{v.vote}</b> · conf {v.confidence:.2f}</td>"
-                )
-        rows.append(
-            f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
-        )
-    outcome = (
-        f"<p>Result: <b>{html.escape(str(result.label))}</b> by "
-        f"<b>{html.escape(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
-    )
-    return (
-        "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
-        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{outcome}</div>"
-    )
