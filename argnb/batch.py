@@ -37,20 +37,27 @@ def read_jsonl(path: str | Path, *, key: str | None = "id") -> list[dict[str, An
     """Records of a JSON Lines results file; a torn last line (crash mid-write) is ignored and,
     with ``key``, only the first record of each id is kept (a file two runs wrote twice still
     counts every item once)."""
+    from argnb.datafiles import DataError, read_text
+
     p = Path(path)
     if not p.exists():
         return []
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
+    lines = read_text(p, "results file").splitlines()
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
-            continue
+            if n == len(lines):
+                continue  # torn by a crash mid-write: the next run redoes that item
+            raise DataError(
+                f"{p}:{n}: not a JSON record", hint="is this a results file? use another --out"
+            ) from None
         if not isinstance(rec, dict):
-            continue
+            raise DataError(f"{p}:{n}: not a JSON object", hint="is this a results file?")
         if key is not None and key in rec:
             if str(rec[key]) in seen:
                 continue

@@ -302,12 +302,19 @@ def run_judge(
 def read_predictions(path: str | Path) -> list[dict[str, Any]]:
     """Records of a predictions file (a torn last line from a crash is ignored)."""
     from argnb.batch import read_jsonl
+    from argnb.critique.data import DataError
+    from argnb.datafiles import existing_file
 
     p = Path(path)
     if not p.exists():
-        from argnb.critique.data import DataError
-
         raise DataError(
             f"no predictions file at {p}", hint="run `argnb critique judge ... --out` first"
         )
-    return read_jsonl(p)
+    records = read_jsonl(existing_file(p, "--pred"), key="critique_id")
+    for n, rec in enumerate(records, start=1):
+        if not isinstance(rec.get("critique_id"), str) or not isinstance(rec.get("ratings"), dict):
+            raise DataError(
+                f"{p}: record {n} is not a judge's prediction (needs critique_id and ratings)",
+                hint="give a file written by `argnb critique judge --out`",
+            )
+    return records

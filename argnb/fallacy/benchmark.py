@@ -216,9 +216,18 @@ def bench(items: Sequence[dict[str, Any]], **kw: Any) -> dict[str, Any]:
 
 def report(path: str | Path) -> dict[str, Any]:
     """Recompute the report from an existing results file (with its configuration, if kept)."""
-    records = read_jsonl(path)
+    from argnb.datafiles import DataError, existing_file
+
+    records = read_jsonl(existing_file(path, "results file"))
     if not records:
         raise ArgnbError(f"no results in {path}", hint="run `argnb fallacy bench ... --out` first")
+    for n, rec in enumerate(records, start=1):
+        missing = [k for k in ("id", "label", "pred", "method") if k not in rec]
+        if missing:
+            raise DataError(
+                f"{path}: record {n} is not a fallacy result (no {', '.join(missing)})",
+                hint="give a file written by `argnb fallacy bench --out`",
+            )
     rep = summarize(records)
     cfg = read_config(path)
     if cfg is not None:

@@ -27,8 +27,8 @@ from argnb.fallacy.payloads import DeliberationTurn
 from argnb.fallacy.prompts import load
 from argnb.fallacy.protocol import Decision, Vote, decide, seeded_rng, speaking_order
 from argnb.fallacy.schemas import ACTIONS, OPENING_ACTIONS, Contribution, OpeningContribution
-from argnb.llm.base import Message, Usage
-from argnb.transcript import Cost, Transcript, Turn
+from argnb.llm.base import Message
+from argnb.transcript import Cost, Costed, Transcript, Turn
 
 DEFAULT_MAX_ROUNDS = 3
 
@@ -62,7 +62,7 @@ def render_context(turns: Sequence[Turn]) -> str:
 
 
 @dataclass(frozen=True)
-class DeliberationResult:
+class DeliberationResult(Costed):
     """How a deliberation ended, round by round: a read-only view of its transcript.
 
     ``start`` is where the deliberation's turns begin (an ensemble's transcript holds the two
@@ -110,18 +110,6 @@ class DeliberationResult:
     @property
     def cost(self) -> Cost:
         return Cost.of(self.turns)
-
-    @property
-    def usage(self) -> Usage:
-        return self.cost.usage
-
-    @property
-    def calls(self) -> int:
-        return self.cost.calls
-
-    @property
-    def latency_s(self) -> float:
-        return self.cost.latency_s
 
     @property
     def confidences(self) -> list[float]:
