@@ -55,6 +55,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         extra = "" if o.status == "ok" else f"  ({o.status})"
         print(f"  {o.student:<16} {o.notebook:<32} {got:g}/{best:g} in {o.seconds:.1f} s{extra}")
 
+    from argnb.cli_common import output_path, print_json
+
+    out = output_path(args.out or "grades.csv")
     print(
         f"grading {args.exercise} from {args.submissions} (limit {args.timeout:g} s per notebook)"
     )
@@ -66,7 +69,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         level=args.sandbox,
         progress=None if args.quiet else progress,
     )
-    feedback = g.write(grades, args.out, args.feedback)
+    feedback = g.write(grades, out, args.feedback)
     for w in grades.warnings:
         print("warning:", w, file=sys.stderr)
     print()
@@ -76,7 +79,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
         f"graded {len(grades.outcomes)} notebooks of {grades.summary().shape[0]} students "
         f"in {grades.seconds:.1f} s wall time; sandbox: {DESCRIPTION[grades.sandbox]}"
     )
-    print(f"grades: {args.out}   feedback pages: {feedback}/")
+    print(f"grades: {out}   feedback pages: {feedback}/")
+    if args.json:
+        totals = grades.frame().groupby("student")[["points", "max_points"]].sum()
+        print_json(
+            {
+                "exercise": args.exercise,
+                "notebooks": len(grades.outcomes),
+                "seconds": round(grades.seconds, 1),
+                "sandbox": grades.sandbox,
+                "points": totals["points"].to_dict(),
+                "max_points": totals["max_points"].to_dict(),
+                "grades": str(out),
+            }
+        )
     return 0
 
 
@@ -90,6 +106,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """The three sub-commands, on any sub-parser collection."""
+    from argnb.cli_common import add_run_args, positive_float, positive_int
+
     p = sub.add_parser("release", help="write student notebooks and one zip per exercise")
     p.add_argument("--root", type=Path, default=None, help="exercises folder (default ./exercises)")
     p.add_argument(
@@ -102,17 +120,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("submissions", type=Path, help="one folder per student, or NAME__file.ipynb")
     p.add_argument("--exercise", required=True, help="exercise folder name, e.g. 01_fallacy")
     p.add_argument("--root", type=Path, default=None, help="exercises folder (default ./exercises)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per notebook (120)")
-    p.add_argument("--out", type=Path, default=Path("grades.csv"), help="grades CSV (grades.csv)")
+    p.add_argument(
+        "--timeout", type=positive_float, default=120.0, help="seconds per notebook (120)"
+    )
     p.add_argument("--feedback", type=Path, default=None, help="folder for feedback pages")
-    p.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="notebooks graded at once (1)")
     p.add_argument(
         "--sandbox",
         choices=["bwrap", "unshare", "guard"],
         default=None,
         help="isolation level (default: the strongest that works here)",
     )
-    p.add_argument("--quiet", action="store_true", help="no line per notebook")
+    add_run_args(p, out="grades CSV (default grades.csv; feedback pages beside it)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("report", help="one HTML report of a class's ratings or feedback forms")
@@ -131,11 +150,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m argnb.exercises")
+    """``python -m argnb.exercises ...``: the same commands as ``argnb exercises ...``."""
+    from argnb.cli import Parser, one_line
+
+    parser = Parser(prog="python -m argnb.exercises")
     add_commands(parser.add_subparsers(dest="exercises_command", required=True))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except ArgnbError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
