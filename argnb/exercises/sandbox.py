@@ -158,7 +158,6 @@ def _bwrap(workdir: str) -> list[str]:
         "--ro-bind", "/", "/",
         "--dev", "/dev",
         "--proc", "/proc",
-        "--tmpfs", "/tmp",
         "--tmpfs", "/dev/shm",
         "--bind", workdir, workdir,
         "--unshare-net",

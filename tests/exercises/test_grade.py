@@ -120,6 +120,8 @@ def test_socket_guard_refuses_the_network_but_not_loopback():
 @pytest.mark.notebook
 def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path):
     subs = tmp_path / "subs"
+    canary = tmp_path / "instructor_file.txt"  # outside the notebook's copy
+    canary.write_text("keep me")
     cases = {
         "correct": toy_student("return a + b"),
         "hidden_fail": toy_student("return abs(a) + abs(b)"),
@@ -134,6 +136,7 @@ def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path):
             before="import time\nclicked = False\nwhile not clicked:\n    time.sleep(0.1)",
         ),
         "tampers": toy_student("return 3", check="### CHECK add: 2 points\npass"),
+        "vandal": toy_student("return a + b", before=f"import os\nos.remove({str(canary)!r})"),
     }
     for who, cells in cases.items():
         write_nb(subs / who / "add.ipynb", cells)
@@ -145,8 +148,10 @@ def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path):
     points = {s: sum(r.points for r in grades.rows if r.student == s) for s in [*cases, "garbage"]}
     assert points == {
         "correct": 3, "hidden_fail": 1, "network": 1, "deletes": 2, "asks_input": 3,
-        "waits_widget": 0, "tampers": 1, "garbage": 0,
+        "waits_widget": 0, "tampers": 1, "vandal": 3, "garbage": 0,
     }  # fmt: skip
+    if grades.sandbox == "bwrap":  # the filesystem outside the copy is read-only
+        assert canary.read_text() == "keep me"
     assert rows["hidden_fail", "add"].message == "AssertionError: hidden test: negative numbers"
     assert any(w in rows["network", "add"].message for w in ("no network", "unreachable"))
     assert rows["waits_widget", "add"].status == "timeout"
@@ -182,3 +187,13 @@ def test_grading_demo_correct_unsolved_loop_crash(grounded_exercise, tmp_path, c
     assert "wall time" in printed and "5/5" in printed
     feedback = (tmp_path / "grades_feedback" / "loops.html").read_text()
     assert "20 s limit" in feedback and "grounded_code" in feedback
+
+
+def test_sandbox_levels_wrap_the_command(tmp_path):
+    cmd = ["python", "-m", "x"]
+    assert sandbox.wrap(cmd, tmp_path, "guard") == cmd
+    assert sandbox.wrap(cmd, tmp_path, "unshare")[-3:] == cmd
+    assert "--net" in sandbox.wrap(cmd, tmp_path, "unshare")
+    bw = sandbox.wrap(cmd, tmp_path, "bwrap")
+    assert bw[0] == "bwrap" and "--unshare-net" in bw and ["--ro-bind", "/", "/"] == bw[1:4]
+    assert bw[bw.index("--bind") + 1] == str(tmp_path)  # the only writable place
