@@ -150,14 +150,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m argnb.exercises ...``: the same commands as ``argnb exercises ...``."""
-    from argnb.cli import Parser, one_line
+    """``python -m argnb.exercises ...`` is ``argnb exercises ...``."""
+    from argnb.cli import main as argnb_main
 
-    parser = Parser(prog="python -m argnb.exercises")
-    add_commands(parser.add_subparsers(dest="exercises_command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except ArgnbError as exc:
-        print(one_line(exc), file=sys.stderr)
-        return 2
+    return argnb_main(["exercises", *(sys.argv[1:] if argv is None else argv)])
