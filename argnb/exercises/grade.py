@@ -284,7 +284,7 @@ def _kill(proc: subprocess.Popen, kernel_pid: int | None) -> None:
 
 
 def run_notebook(
-    nb: Any, exercise: Path, *, timeout: float, level: str
+    nb: Any, exercise: Path, *, timeout: float, level: str, name: str = "submission.ipynb"
 ) -> tuple[list[dict], float, str]:
     """Run ``nb`` in a temporary copy of ``exercise``; the runner's events, seconds, stderr tail."""
     import nbformat
@@ -295,7 +295,7 @@ def run_notebook(
         for rel in student_files(exercise):
             (copy_to / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(exercise / rel, copy_to / rel)
-        target = copy_to / "student" / "submission.ipynb"
+        target = copy_to / "student" / name  # where the student's copy sat
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target)
         log = work / "events.jsonl"
@@ -445,7 +445,12 @@ def grade_one(
         nb, where, notes = graded_notebook(submitted, solution)
     except Exception as exc:  # not JSON, not a notebook: the student's file, not our bug
         return zero("unreadable", f"cannot read {path.name}: {exc}"[:MESSAGE_LIMIT])
-    events, seconds, _ = run_notebook(nb, exercise, timeout=timeout, level=level)
+    events, seconds, stderr = run_notebook(
+        nb, exercise, timeout=timeout, level=level, name=solution.name
+    )
+    if not events:  # the runner never started a kernel: say why (sandbox, environment)
+        last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "no output")
+        return zero("crashed", f"the grader could not run the notebook: {last}"[:MESSAGE_LIMIT])
     rows, status, note = score(student, solution, nb, where, events, timeout)
     return Outcome(student, solution.name, rows, seconds, status, "; ".join([*notes, note][:3]))
 
@@ -555,7 +560,13 @@ def write(grades: Grades, out: Path, feedback_dir: Path | None = None) -> Path:
     by_student: dict[str, list[Outcome]] = {}
     for o in grades.outcomes:
         by_student.setdefault(o.student, []).append(o)
+    used: set[str] = set()
     for student, outcomes in by_student.items():
+        name, n = safe_name(student), 1
+        while name in used:  # "a b" and "a_b" must not share a page
+            n += 1
+            name = f"{safe_name(student)}-{n}"
+        used.add(name)
         page = feedback_html(student, outcomes, grades.exercise)
-        (folder / f"{safe_name(student)}.html").write_text(page, encoding="utf-8")
+        (folder / f"{name}.html").write_text(page, encoding="utf-8")
     return folder
