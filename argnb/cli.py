@@ -64,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArgnbError as exc:
         print(one_line(exc), file=sys.stderr)
         return 2
+    except OSError as exc:  # the file system said no (permissions, a full disk, ...)
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(
             "interrupted; finished items are saved, run the same command again to resume",
