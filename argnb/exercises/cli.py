@@ -97,9 +97,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from argnb.cli_common import output_path
     from argnb.exercises.report import write_report
 
-    path = write_report(args.folder, args.kind, args.out)
+    path = write_report(args.folder, args.kind, output_path(args.out))
     print(f"wrote {path}")
     return 0
 
