@@ -69,12 +69,13 @@ def wrapped(text: str, width: int = WRAP, lines: int = MAX_LINES) -> str:
 
 
 def layers(m: ArgumentMap) -> dict[str, int]:
-    """Column of every node: longest path along premise → argument → conclusion (and support)
-    edges; statements that only feed something sit just left of it. Attacks do not move nodes."""
+    """Column of every node: longest path along every edge (premise → argument → conclusion,
+    attacker → attacked, as the live view sorts them); statements that only feed something sit
+    just left of it."""
     g = nx.DiGraph()
     g.add_nodes_from(m.graph.nodes)
-    g.add_edges_from((u, v) for u, v, d in m.graph.edges(data=True) if d["kind"] in STRUCTURE)
-    dag = nx.condensation(g)  # support cycles collapse into one column
+    g.add_edges_from((u, v) for u, v in m.graph.edges())
+    dag = nx.condensation(g)  # cycles (mutual attacks) share one column
     col: dict[int, int] = {}
     for c in nx.topological_sort(dag):
         col[c] = max((col[p] + 1 for p in dag.predecessors(c)), default=0)
@@ -317,7 +318,11 @@ def _legend_handles(m: ArgumentMap, agents: dict, color_by: ColorBy, Patch, Line
             handles.append(Patch(facecolor="white", edgecolor=agents[a], lw=2, label=name))
         else:
             handles.append(Patch(facecolor=agents[a], edgecolor="#666", label=name))
-    for kind in ("rebut", "undercut", "support", "premise"):
+    edges = {d["kind"] for _, _, d in m.graph.edges(data=True)}
+    if edges & {"assumption", "conclusion"}:
+        edges.add("premise")
+    nodes = {d["kind"] for _, d in m.graph.nodes(data=True)}
+    for kind in [k for k in ("rebut", "undercut", "support", "premise") if k in edges]:
         st = EDGE_STYLES[kind]
         text = "premise / conclusion" if kind == "premise" else kind
         handles.append(
@@ -330,19 +335,21 @@ def _legend_handles(m: ArgumentMap, agents: dict, color_by: ColorBy, Patch, Line
                 label=text,
             )
         )
-    handles.append(Patch(facecolor="white", edgecolor="#666", ls="--", label="assumption"))
-    handles.append(
-        Line2D(
-            [],
-            [],
-            marker="o",
-            ls="",
-            markersize=9,
-            markerfacecolor="white",
-            markeredgecolor="#666",
-            label="argument (inference)",
+    if "assumption" in nodes:
+        handles.append(Patch(facecolor="white", edgecolor="#666", ls="--", label="assumption"))
+    if "argument" in nodes:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                marker="o",
+                ls="",
+                markersize=9,
+                markerfacecolor="white",
+                markeredgecolor="#666",
+                label="argument (inference)",
+            )
         )
-    )
     return handles
 
 

@@ -325,3 +325,12 @@ def test_maps_modules_have_no_import_cycle():
     assert len(imports) >= 10
     cycles = [(a, b) for a, deps in imports.items() for b in deps if a in imports.get(b, ())]
     assert not cycles, cycles
+
+
+def test_argdown_docstring_examples():
+    import doctest
+
+    import argnb.maps.argdown
+
+    result = doctest.testmod(argnb.maps.argdown)
+    assert result.attempted > 0 and result.failed == 0
