@@ -286,9 +286,10 @@ class ArgumentMap:
         return bundle(self)
 
     def _repr_html_(self) -> str:
-        from argnb.maps.view import iframe
+        """For front ends that ask for HTML only: the live map and its picture."""
+        from argnb.maps.display import bundle
 
-        return iframe(self.to_html())
+        return bundle(self)["text/html"]
 
     def to_aif(self, **kw: Any) -> dict[str, Any]:
         from argnb.maps.aif import to_aif

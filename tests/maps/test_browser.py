@@ -41,6 +41,7 @@ def _free_port() -> int:
 
 
 def _notebook(path: Path, m) -> None:
+    """A saved notebook with the map's output (trust is per content: the file name is in it)."""
     data, metadata = DisplayFormatter().format(m.show())
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {
@@ -50,7 +51,10 @@ def _notebook(path: Path, m) -> None:
     }
     cell = nbformat.v4.new_code_cell("dialogue_map.show()", execution_count=1)
     cell.outputs = [nbformat.v4.new_output("display_data", data=data, metadata=metadata)]
-    nb.cells = [nbformat.v4.new_markdown_cell("## The camera dialogue as a map"), cell]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"## The camera dialogue as a map ({path.stem})"),
+        cell,
+    ]
     nbformat.write(nb, path)
 
 
