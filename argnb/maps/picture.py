@@ -111,6 +111,21 @@ def _order(m: ArgumentMap, col: dict[str, int]) -> list[list[str]]:
     return columns
 
 
+def _border(
+    c: tuple[float, float], size: tuple[float, float], kind: str, toward: tuple[float, float]
+) -> tuple[float, float]:
+    """Where the line from the centre ``c`` to ``toward`` leaves the node's box or ellipse."""
+    dx, dy = toward[0] - c[0], toward[1] - c[1]
+    if dx == 0 and dy == 0:
+        return c
+    w, h = size[0] / 2 + 0.02, size[1] / 2 + 0.02
+    if kind == "argument":
+        t = 1 / ((dx / w) ** 2 + (dy / h) ** 2) ** 0.5
+    else:
+        t = min(w / abs(dx) if dx else float("inf"), h / abs(dy) if dy else float("inf"))
+    return c[0] + t * dx, c[1] + t * dy
+
+
 def _pava(target: list[float]) -> list[float]:
     """Least-squares non-decreasing fit (pool adjacent violators)."""
     blocks: list[list[float]] = []  # [mean, count]
@@ -238,31 +253,31 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
                 TransformedBbox(Bbox.from_bounds(x - w / 2, y - h / 2, w, h), ax.transData)
             )
 
+        kinds = {n: d["kind"] for n, d in m.graph.nodes(data=True)}
         for u, v, d in m.graph.edges(data=True):
             style = EDGE_STYLES[d["kind"]]
             attack = d["kind"] in ("rebut", "undercut")
             (xu, yu), (xv, yv) = pos[u], pos[v]
             if abs(xu - xv) < 1e-6:  # same column: loop out on the right, in on the right
-                a = (xu + size[u][0] / 2 - 0.02, yu)
-                b = (xv + size[v][0] / 2 - 0.02, yv)
+                a = (xu + size[u][0] / 2, yu)
+                b = (xv + size[v][0] / 2, yv)
                 bend = "arc,angleA=0,angleB=0,armA=16,armB=16,rad=6"
-            else:
-                a, b = (xu, yu), (xv, yv)
+            else:  # from border to border (computed: matplotlib's patch clipping is slow)
+                a = _border(pos[u], size[u], kinds[u], pos[v])
+                b = _border(pos[v], size[v], kinds[v], pos[u])
                 bend = f"arc3,rad={0.25 if attack else 0.0}"
             ax.add_patch(
                 FancyArrowPatch(
                     a,
                     b,
-                    patchA=patch[u],
-                    patchB=patch[v],
                     arrowstyle="-|>",
                     mutation_scale=12 if attack else 10,
                     color=style["color"],
                     linewidth=style["width"] * (0.7 if attack else 0.55),
                     linestyle="--" if style.get("dashes") else "-",
                     connectionstyle=bend,
-                    shrinkA=1,
-                    shrinkB=1,
+                    shrinkA=0,
+                    shrinkB=0,
                     zorder=4 if attack else 1,
                 )
             )
