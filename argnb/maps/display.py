@@ -8,10 +8,10 @@ trusted ? "any" : "ensure")`` takes the first safe type by rank, html 50 < png 9
 the bundle of :func:`bundle` holds
 
 ``text/html``   the sandboxed iframe with the interactive map, *and* the same picture as a
-                ``data:`` PNG ``<img>`` with a caption below it. The iframe's ``onload`` removes the picture,
-                so a trusted notebook shows only the live map; the sanitizer keeps ``<img>`` with
-                a data URI (jupyterlab#5183) and drops the iframe and its handler, so an untrusted
-                one shows the picture;
+                ``data:`` PNG ``<img>`` with a caption below it. The iframe's ``onload``
+                removes the picture, so a trusted notebook shows only the live map; the
+                sanitizer keeps ``<img>`` with a data URI (jupyterlab#5183) and drops the
+                iframe and its handler, so an untrusted one shows the picture;
 ``image/png``   the picture alone, for front ends and exporters that prefer images (PDF, LaTeX);
 ``text/plain``  an outline of the map (:func:`outline`) — never markup.
 """

@@ -1,4 +1,4 @@
-"""Hypothesis strategies: argument maps whose every text is arbitrary (and often hostile) unicode."""
+"""Hypothesis strategies: argument maps whose every text is arbitrary, often hostile, unicode."""
 
 from __future__ import annotations
 

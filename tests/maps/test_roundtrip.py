@@ -41,9 +41,8 @@ def _argdown_cli() -> str | None:
 
 
 def _report(name: str, n_maps: int, n_strings: int, start: float) -> None:
-    print(
-        f"\n{name}: {n_maps} random maps, {n_strings} random strings, {time.perf_counter() - start:.1f} s"
-    )
+    took = time.perf_counter() - start
+    print(f"\n{name}: {n_maps} random maps, {n_strings} random strings, {took:.1f} s")
 
 
 def _edges(m: ArgumentMap) -> Counter:
