@@ -346,6 +346,13 @@ async def akeywords(
     return (clean(resp.value) if resp.valid else None), resp.turns
 
 
+def keywords(
+    backend: Backend, history: str, **kw: Any
+) -> tuple[list[str] | None, tuple[Turn, ...]]:
+    """Sync twin of :func:`akeywords`."""
+    return run_sync(akeywords(backend, history, **kw))
+
+
 # -- cost before a run -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Plan:

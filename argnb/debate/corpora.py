@@ -59,7 +59,7 @@ _STANCES = {
     "-": "con",
     "-1": "con",
 }
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
+_SENTENCE = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"')\]]))\s+")
 _PARAGRAPH = re.compile(r"\n\s*")
 
 

@@ -190,7 +190,8 @@ def _bm25(store: Store, texts: list[str], gen: int) -> tuple[Any, dict[str, int]
                 return bm25, df
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache is rebuilt
-    tokens = tokenize(texts)
+    # "_" stands in for a text made only of stop words (the tokenizer never produces it)
+    tokens = [t or ["_"] for t in tokenize(texts)]
     df: Counter[str] = Counter()
     for toks in tokens:
         df.update(set(toks))
