@@ -47,7 +47,7 @@ from argnb.prompts import prompts_dir as _prompts_dir
 from argnb.transcript import Cost, Turn
 
 PACKAGE = "argnb.debate"
-REASON_CHARS = 200
+REASON_CHARS = 150
 #: the most words of a passage sent to an annotator (records are bounded by the builders)
 TEXT_WORDS = 400
 #: above this many estimated tokens, a run needs an explicit yes (``--yes``)

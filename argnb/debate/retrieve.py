@@ -461,7 +461,6 @@ class Retriever:
 
         return run_sync(self.aretrieve(history, **kw))
 
-    # -- steps 2-4, no model ---------------------------------------------------------
     def rank(
         self,
         idx: MemoryIndex,
@@ -472,107 +471,136 @@ class Retriever:
         stance: str | None,
         k: int,
     ) -> RetrievalTrace:
-        """Coarse BM25 candidates, re-rank, priors -- everything after the model calls."""
-        import numpy as np
-
-        if stance not in (None, "pro", "con"):
-            raise ArgnbError(f"unknown stance {stance!r}", hint="use pro or con")
-        if k < 1:
-            raise ArgnbError("k must be at least 1")
-        t0 = time.perf_counter()
-        allowed = np.ones(idx.n, dtype=bool) if stance is None else idx.stance == stance
-        bm = np.zeros(idx.n, dtype=np.float32)
-        qtok = [t for t in tokenize([" ".join(keywords)])[0] if t in idx.df] if keywords else []
-        if qtok and self.method != "embedding":
-            bm = np.asarray(idx.bm25.get_scores(qtok), dtype=np.float32)
-        pool = np.flatnonzero((bm > 0) & allowed)
-        pool = pool[np.argsort(-bm[pool], kind="stable")][: self.candidates]
-        t1 = time.perf_counter()
-        cos = None
-        if qvec is not None:
-            assert idx.emb is not None and idx.has_emb is not None
-            cos = idx.emb @ qvec.astype(np.float32)
-            cos = np.where(idx.has_emb, cos, -2.0)
-        via = {}
-        if self.method == "bm25":
-            top = pool[:k]
-            via = dict.fromkeys(top.tolist(), "bm25")
-        elif self.method == "embedding":
-            assert cos is not None
-            cand = np.flatnonzero(allowed & idx.has_emb)  # type: ignore[operator]
-            top = cand[np.argsort(-cos[cand], kind="stable")][:k]
-            via = dict.fromkeys(top.tolist(), "embedding")
-        else:
-            assert cos is not None
-            top = pool[np.argsort(-cos[pool], kind="stable")][:k]
-            via = dict.fromkeys(top.tolist(), "bm25+cosine")
-            if len(top) < k:  # too few keyword matches: fill from the dense ranking
-                rest = np.flatnonzero(allowed & idx.has_emb)  # type: ignore[operator]
-                rest = rest[~np.isin(rest, top)]
-                extra = rest[np.argsort(-cos[rest], kind="stable")][: k - len(top)]
-                via.update(dict.fromkeys(extra.tolist(), "embedding (fill)"))
-                top = np.concatenate([top, extra])
-        t2 = time.perf_counter()
-        priors, kept, exemplars = self._priors(idx, top)
-        t3 = time.perf_counter()
-        hits = [
-            Hit(
-                rank=r + 1,
-                id=idx.ids[i],
-                source=idx.sources[i],
-                topic=idx.topics[i],
-                stance=str(idx.stance[i]),
-                text=idx.texts[i],
-                bm25=round(float(bm[i]), 4) if bm[i] > 0 else None,
-                cosine=round(float(cos[i]), 4) if cos is not None else None,
-                via=via.get(int(i), ""),
-                schemes=idx.labels[i],
-            )
-            for r, i in enumerate(top.tolist())
-        ]
-        return RetrievalTrace(
-            query=_tail(text),
+        """Steps 2-4 with this retriever's settings (see :func:`rank`)."""
+        return rank(
+            idx,
+            text,
+            keywords,
+            qvec,
+            method=self.method,
             stance=stance,
             k=k,
-            method=self.method,
-            keywords=keywords,
-            keyword_source="",
-            candidates=[{"id": idx.ids[i], "bm25": round(float(bm[i]), 4)} for i in pool.tolist()],
-            hits=hits,
-            priors=priors,
-            kept_schemes=kept,
-            exemplars=exemplars,
+            candidates=self.candidates,
             threshold=self.threshold,
-            embed_model=idx.embed_model,
-            annotated_hits=int(idx.annotated[top].sum()) if len(top) else 0,
-            timings_ms={
-                "coarse": round((t1 - t0) * 1000, 2),
-                "rerank": round((t2 - t1) * 1000, 2),
-                "priors": round((t3 - t2) * 1000, 2),
-            },
         )
 
-    def _priors(
-        self, idx: MemoryIndex, top: np.ndarray
-    ) -> tuple[list[Prior], list[str], list[str]]:
-        """Mean label score per scheme over the top k; schemes above the threshold and the
-        retrieved records that use them."""
-        if len(top) == 0:
-            return [], [], []
-        sub = idx.scores[top].astype(float)
-        means = sub.sum(axis=0) / len(top)
-        priors = [
-            Prior(
-                scheme=s,
-                mean=round(float(means[j]), 4),
-                used=sum(1 for i in top.tolist() if s in idx.labels[i]),
-                kept=bool(means[j] > self.threshold),
-            )
-            for j, s in enumerate(idx.scheme_ids)
-        ]
-        kept = [p.scheme for p in priors if p.kept]
-        exemplars = [idx.ids[i] for i in top.tolist() if any(s in idx.labels[i] for s in kept)]
-        return priors, kept, exemplars
+
+def rank(
+    idx: MemoryIndex,
+    text: str,
+    keywords: list[str],
+    qvec: np.ndarray | None,
+    *,
+    method: Method = "hybrid",
+    stance: str | None = None,
+    k: int = 5,
+    candidates: int = 50,
+    threshold: float = 2.0,
+) -> RetrievalTrace:
+    """Steps 2-4 -- BM25 candidates, re-rank, priors: everything after the model calls.
+
+    ``qvec`` is the embedded history (unit length; None for ``method="bm25"``)."""
+    import numpy as np
+
+    if stance not in (None, "pro", "con"):
+        raise ArgnbError(f"unknown stance {stance!r}", hint="use pro or con")
+    if k < 1:
+        raise ArgnbError("k must be at least 1")
+    t0 = time.perf_counter()
+    allowed = np.ones(idx.n, dtype=bool) if stance is None else idx.stance == stance
+    bm = np.zeros(idx.n, dtype=np.float32)
+    qtok = [t for t in tokenize([" ".join(keywords)])[0] if t in idx.df] if keywords else []
+    if qtok and method != "embedding":
+        bm = np.asarray(idx.bm25.get_scores(qtok), dtype=np.float32)
+    pool = np.flatnonzero((bm > 0) & allowed)
+    pool = pool[np.argsort(-bm[pool], kind="stable")][:candidates]
+    t1 = time.perf_counter()
+    cos = None
+    if qvec is not None:
+        assert idx.emb is not None and idx.has_emb is not None
+        cos = idx.emb @ qvec.astype(np.float32)
+        cos = np.where(idx.has_emb, cos, -2.0)
+    via = {}
+    if method == "bm25":
+        top = pool[:k]
+        via = dict.fromkeys(top.tolist(), "bm25")
+    elif method == "embedding":
+        assert cos is not None
+        cand = np.flatnonzero(allowed & idx.has_emb)  # type: ignore[operator]
+        top = cand[np.argsort(-cos[cand], kind="stable")][:k]
+        via = dict.fromkeys(top.tolist(), "embedding")
+    else:
+        assert cos is not None
+        top = pool[np.argsort(-cos[pool], kind="stable")][:k]
+        via = dict.fromkeys(top.tolist(), "bm25+cosine")
+        if len(top) < k:  # too few keyword matches: fill from the dense ranking
+            rest = np.flatnonzero(allowed & idx.has_emb)  # type: ignore[operator]
+            rest = rest[~np.isin(rest, top)]
+            extra = rest[np.argsort(-cos[rest], kind="stable")][: k - len(top)]
+            via.update(dict.fromkeys(extra.tolist(), "embedding (fill)"))
+            top = np.concatenate([top, extra])
+    t2 = time.perf_counter()
+    priors, kept, exemplars = _priors(idx, top, threshold)
+    t3 = time.perf_counter()
+    hits = [
+        Hit(
+            rank=r + 1,
+            id=idx.ids[i],
+            source=idx.sources[i],
+            topic=idx.topics[i],
+            stance=str(idx.stance[i]),
+            text=idx.texts[i],
+            bm25=round(float(bm[i]), 4) if bm[i] > 0 else None,
+            cosine=round(float(cos[i]), 4) if cos is not None else None,
+            via=via.get(int(i), ""),
+            schemes=idx.labels[i],
+        )
+        for r, i in enumerate(top.tolist())
+    ]
+    return RetrievalTrace(
+        query=_tail(text),
+        stance=stance,
+        k=k,
+        method=method,
+        keywords=keywords,
+        keyword_source="",
+        candidates=[{"id": idx.ids[i], "bm25": round(float(bm[i]), 4)} for i in pool.tolist()],
+        hits=hits,
+        priors=priors,
+        kept_schemes=kept,
+        exemplars=exemplars,
+        threshold=threshold,
+        embed_model=idx.embed_model,
+        annotated_hits=int(idx.annotated[top].sum()) if len(top) else 0,
+        timings_ms={
+            "coarse": round((t1 - t0) * 1000, 2),
+            "rerank": round((t2 - t1) * 1000, 2),
+            "priors": round((t3 - t2) * 1000, 2),
+        },
+    )
+
+
+def _priors(
+    idx: MemoryIndex, top: np.ndarray, threshold: float
+) -> tuple[list[Prior], list[str], list[str]]:
+    """Mean label score per scheme over the top k; schemes above the threshold and the
+    retrieved records that use them."""
+    if len(top) == 0:
+        return [], [], []
+    sub = idx.scores[top].astype(float)
+    means = sub.sum(axis=0) / len(top)
+    priors = [
+        Prior(
+            scheme=s,
+            mean=round(float(means[j]), 4),
+            used=sum(1 for i in top.tolist() if s in idx.labels[i]),
+            kept=bool(means[j] > threshold),
+        )
+        for j, s in enumerate(idx.scheme_ids)
+    ]
+    kept = [p.scheme for p in priors if p.kept]
+    exemplars = [idx.ids[i] for i in top.tolist() if any(s in idx.labels[i] for s in kept)]
+    return priors, kept, exemplars
 
 
 def retrieve(

@@ -119,11 +119,16 @@ class SchemeSet:
             self[sid]  # raises for an unknown id
         return SchemeSet(tuple(s for s in self.schemes if s.id in wanted), self.source)
 
-    def catalogue(self, *, questions: bool = False, examples: bool = False) -> str:
-        """A plain-text description of every scheme, for prompts."""
+    def catalogue(
+        self, *, patterns: bool = False, questions: bool = False, examples: bool = False
+    ) -> str:
+        """A plain-text description of every scheme, for prompts (definitions, and optionally
+        the premise/conclusion patterns, critical questions and examples)."""
         parts = []
         for s in self.schemes:
-            block = [f"- {s.id} ({s.name}): {s.definition}", s.pattern()]
+            block = [f"- {s.id} ({s.name}): {s.definition}"]
+            if patterns:
+                block.append(s.pattern())
             if questions:
                 block.append(s.questions())
             if examples and s.example:
