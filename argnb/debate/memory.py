@@ -153,6 +153,23 @@ class MemoryInfo:
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
+    def to_frame(self) -> pd.DataFrame:
+        """The counts as a long table: what (source / stance / scheme / label / ...), key, count."""
+        import pandas as pd
+
+        parts = {
+            "source": self.by_source,
+            "stance": self.by_stance,
+            "scheme": self.by_scheme,
+            "label": self.by_label,
+            "annotator": self.annotators,
+            "embedding model": self.embeddings,
+        }
+        return pd.DataFrame(
+            [(what, k, v) for what, d in parts.items() for k, v in d.items()],
+            columns=["what", "key", "count"],
+        )
+
     def __str__(self) -> str:
         def fmt(d: Mapping[str, int]) -> str:
             return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"

@@ -518,8 +518,12 @@ def rank(
     cos = None
     if qvec is not None:
         assert idx.emb is not None and idx.has_emb is not None
-        cos = idx.emb @ qvec.astype(np.float32)
-        cos = np.where(idx.has_emb, cos, -2.0)
+        q = qvec.astype(np.float32)
+        if method == "hybrid":  # only the candidates need a cosine (unless we must fill)
+            cos = np.full(idx.n, -2.0, dtype=np.float32)
+            cos[pool] = np.where(idx.has_emb[pool], idx.emb[pool] @ q, -2.0)
+        else:
+            cos = _all_cosines(idx, q)
     via = {}
     if method == "bm25":
         top = pool[:k]
@@ -534,6 +538,7 @@ def rank(
         top = pool[np.argsort(-cos[pool], kind="stable")][:k]
         via = dict.fromkeys(top.tolist(), "bm25+cosine")
         if len(top) < k:  # too few keyword matches: fill from the dense ranking
+            cos = _all_cosines(idx, q)
             rest = np.flatnonzero(allowed & idx.has_emb)  # type: ignore[operator]
             rest = rest[~np.isin(rest, top)]
             extra = rest[np.argsort(-cos[rest], kind="stable")][: k - len(top)]
@@ -578,6 +583,25 @@ def rank(
             "priors": round((t3 - t2) * 1000, 2),
         },
     )
+
+
+_BLAS: list[Any] = []
+
+
+def _all_cosines(idx: MemoryIndex, q: np.ndarray) -> np.ndarray:
+    """Cosine of every record with ``q`` (-2 where a record has no vector). One BLAS thread:
+    a matrix-vector product this size is done in a few milliseconds, and a second thread only
+    adds waiting when the CPU is shared (measured: p50 9 ms with two threads, 2.5 ms with one)."""
+    import numpy as np
+
+    assert idx.emb is not None and idx.has_emb is not None
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    with _BLAS[0].limit(limits=1, user_api="blas"):
+        cos = idx.emb @ q
+    return np.where(idx.has_emb, cos, -2.0).astype(np.float32)
 
 
 def _priors(

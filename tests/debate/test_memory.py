@@ -38,6 +38,8 @@ def test_annotations_replace_and_record_who_made_them(tiny):
     info = tiny.info()
     assert info.by_label["unscored"] == 1
     assert info.annotators == {"human:tests": 5, "scripted:m": 1}
+    df = info.to_frame()
+    assert df[df.what == "label"].set_index("key")["count"]["unscored"] == 1
     with pytest.raises(ArgnbError, match="no record"):
         tiny.annotate("nope", {}, backend="b", model="m")
 
