@@ -29,7 +29,9 @@ def _store(path: str, *, must_exist: bool = True) -> Any:
 
 
 def _connect_kw(args: argparse.Namespace) -> dict[str, Any]:
-    return {"host": getattr(args, "host", None), "base_url": getattr(args, "base_url", None)}
+    from argnb.cli_common import connect_kw
+
+    return connect_kw(args)
 
 
 def _confirm_or_fail(p: Any, yes: bool) -> bool:
@@ -43,7 +45,7 @@ def _confirm_or_fail(p: Any, yes: bool) -> bool:
 
 
 def _annotator(args: argparse.Namespace) -> Any:
-    from argnb.cli import backend_from_args
+    from argnb.cli_common import backend_from_args
     from argnb.debate.annotate import Annotator
 
     return Annotator(backend_from_args(args), score=not getattr(args, "no_score", False))
@@ -259,7 +261,7 @@ def _retrieve(args: argparse.Namespace) -> int:
             _print(args, f"(no embeddings in {args.db}: BM25 only; add some with `memory embed`)")
         kb = None
         if args.keywords == "agent":
-            from argnb.cli import backend_from_args
+            from argnb.cli_common import backend_from_args
 
             kb = backend_from_args(args)
         r = Retriever(
@@ -287,24 +289,23 @@ def _schemes(args: argparse.Namespace) -> int:
 
 
 # -- parser ------------------------------------------------------------------------------
-def _common(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
-    if json_flag:
-        p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
-    p.add_argument("--quiet", action="store_true", help="print only the JSON line (with --json)")
+def _common(p: argparse.ArgumentParser, **run: Any) -> None:
+    """The shared ``--json --quiet`` (and, as asked, ``--out --limit --concurrency``)."""
+    from argnb.cli_common import add_run_args
+
+    add_run_args(p, **run)
 
 
 def _annotation_args(p: argparse.ArgumentParser) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args
 
-    p.add_argument("--limit", type=int, default=0, help="only the first N records")
-    p.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     p.add_argument("--yes", action="store_true", help="run even above the cost threshold")
     p.add_argument("--no-score", action="store_true", help="scheme annotation only, no labels")
     add_backend_args(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args, positive_int
     from argnb.debate.corpora import FORMATS, MAX_WORDS, MIN_WORDS
 
     p = sub.add_parser("debate", help="argumentative memory: build, annotate, agreement, retrieve")
@@ -325,8 +326,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("path", nargs="?", help="the corpus file (not needed for --from example)")
     b.add_argument("--db", required=True, help="the memory file (SQLite)")
     b.add_argument("--debate", help="add only this debate id")
-    b.add_argument("--max-words", type=int, default=MAX_WORDS)
-    b.add_argument("--min-words", type=int, default=MIN_WORDS)
+    b.add_argument("--max-words", type=positive_int, default=MAX_WORDS)
+    b.add_argument("--min-words", type=positive_int, default=MIN_WORDS)
     b.add_argument("--annotate", action="store_true", help="annotate records not yet annotated")
     b.add_argument("--embed", action="store_true", help="embed records not yet embedded")
     b.add_argument(
@@ -335,23 +336,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="minilm, local, ollama:MODEL or openai:MODEL (default local)",
     )
     _annotation_args(b)
-    _common(b)
+    _common(b, limit=True, concurrency=True)
     b.set_defaults(func=_build)
 
     a = mc.add_parser("annotate", help="annotate the records that have no annotation (resumable)")
     a.add_argument("--db", required=True)
     a.add_argument("--redo", action="store_true", help="forget all annotations first")
     _annotation_args(a)
-    _common(a, json_flag=False)
+    _common(a, limit=True, concurrency=True)
     a.set_defaults(func=_annotate_memory)
 
     e = mc.add_parser("embed", help="embed the records not yet embedded by a model (resumable)")
     e.add_argument("--db", required=True)
     e.add_argument("--embedder", default="local", help="minilm, local, ollama:MODEL, openai:MODEL")
-    e.add_argument("--limit", type=int, default=0)
-    e.add_argument("--host", default=None, help="Ollama host")
-    e.add_argument("--base-url", default=None, help="OpenAI-compatible base URL")
-    _common(e, json_flag=False)
+    add_backend_args(e)
+    _common(e, limit=True)
     e.set_defaults(func=_embed)
 
     i = mc.add_parser("info", help="counts per source, stance, scheme and label; models used")
@@ -361,8 +360,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     x = mc.add_parser("export", help="write the annotations as JSON Lines (for agreement)")
     x.add_argument("--db", required=True)
-    x.add_argument("--out", required=True)
-    _common(x, json_flag=False)
+    _common(x, out="the annotations file to write (JSON Lines)", out_required=True)
     x.set_defaults(func=_export)
 
     r = cmds.add_parser(
@@ -376,7 +374,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--text", help="the debate history as one text")
     r.add_argument("--history", help="a file: JSON Lines with 'text', a transcript, or paragraphs")
     r.add_argument("--stance", choices=["pro", "con"], help="only records of this stance")
-    r.add_argument("-k", type=int, default=5, help="records to keep (default 5)")
+    r.add_argument("-k", type=positive_int, default=5, help="records to keep (default 5)")
     r.add_argument("--method", choices=["hybrid", "bm25", "embedding"], default="hybrid")
     r.add_argument(
         "--keywords",
@@ -387,7 +385,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--embedder", default=None, help="the memory's embedding model (default: the one it holds)"
     )
-    r.add_argument("--candidates", type=int, default=50, help="coarse pool size (default 50)")
+    r.add_argument(
+        "--candidates", type=positive_int, default=50, help="coarse pool size (default 50)"
+    )
     r.add_argument("--threshold", type=float, default=2.0, help="prior threshold (default 2)")
     add_backend_args(r)
     _common(r)
@@ -403,10 +403,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     n.add_argument("--data", help="JSON Lines with id, text (topic, stance optional)")
     n.add_argument("--gold", action="store_true", help="annotate our gold set (30 passages)")
-    n.add_argument("--out", required=True, help="annotation file (JSON Lines, appended to)")
     n.add_argument("--schemes-from", help="score the schemes of this annotation file")
     _annotation_args(n)
-    _common(n)
+    _common(
+        n,
+        out="annotation file (JSON Lines, appended to)",
+        out_required=True,
+        limit=True,
+        concurrency=True,
+    )
     n.set_defaults(func=_annotate_file)
 
     g = cmds.add_parser(
@@ -423,5 +428,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = cmds.add_parser("schemes", help="the argumentation schemes and their critical questions")
     s.add_argument("--file", help="an adapted schemes.yaml")
-    s.add_argument("--json", action="store_true")
+    _common(s)
     s.set_defaults(func=_schemes)

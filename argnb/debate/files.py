@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import csv
-import json
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
+from argnb.datafiles import json_lines, read_text
 
 
-def read_rows(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Rows of a JSON Lines or CSV file (by extension; ``.jsonl``/``.json``/``.csv``)."""
+def read_rows(path: str | Path, flag: str = "--data") -> Iterator[dict[str, Any]]:
+    """Rows of a JSON Lines or CSV file (by extension; ``.jsonl``/``.json``/``.csv``): UTF-8 with
+    or without a byte order mark; a bad line is an error that names it."""
     p = Path(path)
-    if not p.is_file():
-        raise ArgnbError(f"no file at {p}", hint="check the path")
     if p.suffix.lower() == ".csv":
-        with p.open(newline="", encoding="utf-8") as f:
-            yield from csv.DictReader(f)
+        yield from csv.DictReader(io.StringIO(read_text(p, flag), newline=""))
         return
-    with p.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ArgnbError(
-                    f"{p}, line {n} is not JSON: {exc.msg}",
-                    hint="one JSON object per line (JSON Lines)",
-                ) from None
-            if isinstance(row, dict):
-                yield row
+    for _, row in json_lines(p, flag):
+        yield row

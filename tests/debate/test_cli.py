@@ -5,6 +5,7 @@ import json
 import pytest
 
 import argnb.cli
+import argnb.cli_common
 from argnb.cli import main
 from argnb.llm import ScriptedBackend
 
@@ -78,7 +79,7 @@ def test_retrieve_from_a_history_file(db, tmp_path, capsys):
 
 
 def test_annotate_the_gold_set_and_measure_agreement(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(argnb.cli, "backend_from_args", lambda a: ScriptedBackend(_script))
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda a: ScriptedBackend(_script))
     out = tmp_path / "pred.jsonl"
     assert main(["debate", "annotate", "--gold", "--out", str(out), "--limit", "5", "--json"]) == 0
     summary = last_json(capsys.readouterr().out)
@@ -91,7 +92,7 @@ def test_annotate_the_gold_set_and_measure_agreement(tmp_path, capsys, monkeypat
 def test_memory_annotation_prints_the_plan_and_needs_yes_when_big(db, capsys, monkeypatch):
     import argnb.debate.annotate as A
 
-    monkeypatch.setattr(argnb.cli, "backend_from_args", lambda a: ScriptedBackend(_script))
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda a: ScriptedBackend(_script))
     monkeypatch.setattr(A, "CONFIRM_TOKENS", 1000)
     assert main(["debate", "memory", "annotate", "--db", db, "--redo"]) == 2
     captured = capsys.readouterr()

@@ -111,11 +111,11 @@ def test_any_csv_with_topic_stance_text(tmp_path):
 
 
 def test_bad_input_gets_one_line_errors(tmp_path):
-    with pytest.raises(ArgnbError, match="no file"):
+    with pytest.raises(ArgnbError, match="no data file"):
         list(records("jsonl", tmp_path / "missing.jsonl"))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"topic": "x"}\nnot json\n')
-    with pytest.raises(ArgnbError, match="line 2 is not JSON"):
+    with pytest.raises(ArgnbError, match=r"bad\.jsonl:2: not JSON"):
         list(records("jsonl", bad))
     with pytest.raises(ArgnbError, match="unknown corpus format"):
         list(records("docx", bad))
