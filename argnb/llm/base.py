@@ -11,6 +11,7 @@ async client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -122,7 +123,13 @@ class Backend(ABC):
             while (item := await asyncio.to_thread(next, it, _END)) is not _END:
                 yield item  # type: ignore[misc]
         finally:
-            await asyncio.to_thread(it.close)
+            with contextlib.suppress(ValueError):  # still running in its thread if we were
+                await asyncio.to_thread(it.close)  # cancelled; it closes once collected
+
+    def _prepare(self) -> None:
+        """Slow one-off set-up (importing a client library takes seconds on a busy machine),
+        run before a request's deadline starts so it never counts against the timeout."""
+        return None
 
     def _loop_client(self, factory: Any) -> Any:
         """One async client per running event loop (clients are bound to the loop that made them;
@@ -227,21 +234,25 @@ class Backend(ABC):
         """``fn()`` within ``self.timeout`` seconds in all (not per read: see deadline.py)."""
         if self.timeout is None:
             return fn()
+        self._prepare()
         return call_within(fn, self.timeout, self._expired)
 
     async def _abounded(self, aw: Awaitable[T]) -> T:
         if self.timeout is None:
             return await aw
+        self._prepare()
         return await acall_within(aw, self.timeout, self._expired)
 
     def _open_stream(self, msgs: list[Message], opts: Options) -> Iterator[Item]:
         if self.timeout is None:
             return self._stream(msgs, opts)
+        self._prepare()
         return iterate_within(lambda: self._stream(msgs, opts), self.timeout, self._expired)
 
     def _aopen_stream(self, msgs: list[Message], opts: Options) -> AsyncIterator[Item]:
         if self.timeout is None:
             return self._astream(msgs, opts)
+        self._prepare()
         return aiterate_within(self._astream(msgs, opts), self.timeout, self._expired)
 
     def _retry_args(self) -> dict[str, Any]:

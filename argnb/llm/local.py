@@ -292,7 +292,8 @@ class LocalBackend(Backend):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Mean-pooled hidden states of the same GGUF (weak for a 135M model, but real)."""
-        emb = load_llama(self.path, 512, embedding=True, n_threads=self.n_threads)
+        # a whole text is one batch when embedding (longer ones are cut at n_batch tokens)
+        emb = load_llama(self.path, 512, embedding=True, n_threads=self.n_threads, n_batch=512)
         with _lock_for(emb):
             out = []
             for t in texts:

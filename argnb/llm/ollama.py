@@ -63,6 +63,9 @@ class OllamaBackend(Backend):
             self._sync = _client_module().Client(host=self.host, timeout=self.timeout)
         return self._sync
 
+    def _prepare(self) -> None:
+        _client_module()  # importing it can take seconds: not part of any timeout
+
     def _aclient(self) -> Any:
         return self._loop_client(
             lambda: _client_module().AsyncClient(host=self.host, timeout=self.timeout)

@@ -103,6 +103,9 @@ class OpenAIBackend(Backend):
             self._sync = self._make("OpenAI")
         return self._sync
 
+    def _prepare(self) -> None:
+        import openai  # noqa: F401  (seconds on a busy machine: not part of any timeout)
+
     def structured_mode(self) -> str:
         return self.mode
 
