@@ -321,86 +321,76 @@ class Backend(ABC):
             self.cache.put(key, reply)
         return reply
 
-    def _streamed(self, chunks: list[str], meta: Reply | None, first: float | None) -> Reply:
-        return Reply(
-            text="".join(chunks),
-            usage=meta.usage if meta else Usage(),
-            first_chunk_s=first,
-            model=(meta.model if meta else "") or self.model,
-            backend=self.name,
-        )
+    def _stream_hit(self, key: str | None, state: StreamState) -> str | None:
+        """The cached text for a stream (None on a miss)."""
+        hit = self._cache_get(key)
+        if hit is None:
+            return None
+        state.reply = hit
+        if hit.text:
+            state.chunks.append(hit.text)
+        return hit.text
+
+    def _stream_end(self, key: str | None, state: StreamState, done: bool) -> None:
+        if done:
+            reply = Reply(
+                text=state.text,
+                usage=state.meta.usage if state.meta else Usage(),
+                first_chunk_s=state.first_chunk_s,
+                model=(state.meta.model if state.meta else "") or self.model,
+                backend=self.name,
+            )
+            state.reply = self._finish(key, reply, state.start)
+        else:  # abandoned or failed mid-way: not cached, but the model did the work
+            usage = state.meta.usage if state.meta else Usage()
+            elapsed = time.perf_counter() - state.start
+            self.ledger.record(self.name, self.model, usage, elapsed, cached=False)
 
     def _stream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
         key = self._cache_key(msgs, None, opts)
-        hit = self._cache_get(key)
+        hit = self._stream_hit(key, state)
         if hit is not None:
-            state.reply = hit
-            if hit.text:
-                state.chunks.append(hit.text)
-                yield hit.text
+            if hit:
+                yield hit
             return
-        start = time.perf_counter()
+        state.start = time.perf_counter()
 
         def opening() -> tuple[Iterator[Item], Any]:
             it = self._open_stream(msgs, opts)
             return it, next(it, _END)
 
         it, item = self._with_retries(opening)
-        meta: Reply | None = None
-        first: float | None = None
         try:
             while item is not _END:
-                if isinstance(item, Reply):
-                    meta = item
-                elif item:
-                    if first is None:
-                        first = time.perf_counter() - start
-                    state.chunks.append(item)
-                    yield item
+                if (text := state.take(item)) is not None:
+                    yield text
                 item = next(it, _END)
         finally:
             it.close()
-            if item is not _END:  # abandoned or failed: the model still did the work
-                usage = meta.usage if meta else Usage()
-                elapsed = time.perf_counter() - start
-                self.ledger.record(self.name, self.model, usage, elapsed, cached=False)
-        state.reply = self._finish(key, self._streamed(state.chunks, meta, first), start)
+            self._stream_end(key, state, done=item is _END)
 
     async def _astream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
         key = self._cache_key(msgs, None, opts)
-        hit = self._cache_get(key)
+        hit = self._stream_hit(key, state)
         if hit is not None:
-            state.reply = hit
-            if hit.text:
-                state.chunks.append(hit.text)
-                yield hit.text
+            if hit:
+                yield hit
             return
-        start = time.perf_counter()
+        state.start = time.perf_counter()
 
         async def opening() -> tuple[AsyncIterator[Item], Any]:
             it = self._aopen_stream(msgs, opts)
             return it, await anext_or(it)
 
         it, item = await self._awith_retries(opening)
-        meta: Reply | None = None
-        first: float | None = None
         try:
             while item is not _END:
-                if isinstance(item, Reply):
-                    meta = item
-                elif item:
-                    if first is None:
-                        first = time.perf_counter() - start
-                    state.chunks.append(item)
-                    yield item
+                if (text := state.take(item)) is not None:
+                    yield text
                 item = await anext_or(it)
         finally:
             await it.aclose()  # type: ignore[attr-defined]
-            if item is not _END:
-                usage = meta.usage if meta else Usage()
-                elapsed = time.perf_counter() - start
-                self.ledger.record(self.name, self.model, usage, elapsed, cached=False)
-        state.reply = self._finish(key, self._streamed(state.chunks, meta, first), start)
+            self._stream_end(key, state, done=item is _END)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r})"

@@ -26,6 +26,14 @@ Expired = Callable[[], BaseException]
 _END = object()
 
 
+def _left(deadline: float, expired: Expired) -> float:
+    """Seconds left before ``deadline``; ``expired()`` raised when there are none."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise expired()
+    return remaining
+
+
 def call_within(fn: Callable[[], T], seconds: float, expired: Expired) -> T:
     """``fn()``, or ``expired()`` raised once ``seconds`` have passed."""
     box: dict[str, Any] = {}
@@ -76,11 +84,8 @@ def iterate_within(
     threading.Thread(target=work, daemon=True, name="argnb-stream").start()
     try:
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise expired()
             try:
-                ok, item = items.get(timeout=remaining)
+                ok, item = items.get(timeout=_left(deadline, expired))
             except queue.Empty:
                 raise expired() from None
             if not ok:
@@ -107,11 +112,8 @@ async def aiterate_within(
     deadline = time.monotonic() + seconds
     try:
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise expired()
             try:
-                item = await asyncio.wait_for(ait.__anext__(), remaining)
+                item = await asyncio.wait_for(ait.__anext__(), _left(deadline, expired))
             except StopAsyncIteration:
                 return
             except asyncio.TimeoutError:

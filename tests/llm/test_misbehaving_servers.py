@@ -35,8 +35,11 @@ def _no_wait(b):
 
 def _make(kind: str, srv: ProtocolServer, **kw):
     if kind == "ollama":
-        return _no_wait(OllamaBackend("tiny", host=srv.url, ledger=Ledger(), **kw))
-    return _no_wait(OpenAIBackend("tiny", base_url=srv.url + "/v1", ledger=Ledger(), **kw))
+        b = OllamaBackend("tiny", host=srv.url, ledger=Ledger(), **kw)
+    else:
+        b = OpenAIBackend("tiny", base_url=srv.url + "/v1", ledger=Ledger(), **kw)
+    b._prepare()  # import the client now: the timings below are of requests, not of imports
+    return _no_wait(b)
 
 
 @pytest.fixture
