@@ -209,6 +209,7 @@ class Backend(ABC):
         It is cached whole and recorded in the ledger like a :meth:`chat` reply; a cache hit
         yields the whole text as one chunk. Failures before the first chunk are retried like
         :meth:`chat`; once text has been shown, an error propagates (a retry would repeat it).
+        A server's ``timeout`` bounds the whole stream, like a whole :meth:`chat` request.
         """
         msgs, opts = to_messages(messages), options or self.options
         state = StreamState()
