@@ -11,7 +11,7 @@ server, which answers 500 to ``response_format`` json_schema; ``stream_usage`` s
 with ``stream_options.include_usage`` (``"send"``, ``"ignore"`` like llama.cpp, ``"refuse"``).
 
 It also misbehaves on request, for tests of what a client does then: each entry of ``faults`` is
-used up by one chat/embedding request, in order --
+used up by one request (chat, embeddings, model listing), in order --
 
 * ``"hang"``: read the request, never answer (until the server stops);
 * ``"trickle"``: answer correctly, one byte every ``trickle_s`` seconds;
@@ -93,8 +93,18 @@ class _Handler(BaseHTTPRequestHandler):
             "/api/version": lambda: {"version": "0.0.0-argnb-testserver"},
             "/v1/models": self._models,
         }
-        fn = routes.get(self.path.split("?")[0])
-        self._send(200, fn()) if fn else self._send(404, {"error": "not found"})
+        path = self.path.split("?")[0]
+        fn = routes.get(path)
+        if fn is None:
+            self._send(404, {"error": "not found"})
+            return
+        fault = self.server.next_fault()
+        if fault == "trickle":
+            self._trickle(200, fn())
+        elif fault:
+            self._misbehave(fault, path.startswith("/v1"))
+        else:
+            self._send(200, fn())
 
     def do_POST(self) -> None:
         routes = {

@@ -183,3 +183,13 @@ def test_a_repair_turn_does_not_quote_a_huge_answer_in_full():
     assert sum(len(m.content) for m in repair.messages) < 10_000
     assert repair.messages[-2].content.startswith("x" * 2000)
     assert "998000 more characters" in repair.messages[-2].content
+
+
+@pytest.mark.parametrize("fault", ["html", "bad_json", "400"])
+def test_doctor_reports_a_server_that_is_not_one_in_one_line(server, fault):
+    from argnb.doctor import check_ollama, check_openai
+
+    for check, where in ((check_ollama, server.url), (check_openai, server.url + "/v1")):
+        server.faults = [fault]
+        c = check(where)
+        assert c.ok is False and "\n" not in c.detail and c.fix
