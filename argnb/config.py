@@ -113,13 +113,13 @@ def connect(
     make_default: bool = True,
     **kw: Any,
 ) -> Backend:
-    """Build a backend from arguments / environment / config and (by default) make it current.
+    """Build a backend from arguments / environment / config and (by default) make it current::
 
-    >>> b = connect("local")                              # embedded SmolLM2, offline
-    >>> b = connect("ollama", "llama3.2")                 # needs `ollama serve`
-    >>> b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
-    >>> b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
-    >>> b = connect("ollama", "llama3.2", timeout=30)     # give up on a request after 30 s
+    b = connect("local")                              # embedded SmolLM2, offline
+    b = connect("ollama", "llama3.2")                 # needs `ollama serve`
+    b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
+    b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
+    b = connect("ollama", "llama3.2", timeout=30)     # give up on a request after 30 s
 
     ``timeout`` (seconds, default 120 or ``timeout`` in config.toml) bounds each try of a request
     to a server in total; requests are tried ``1 + max_retries`` times (3 by default). The
@@ -129,14 +129,14 @@ def connect(
     cfg = read_config()
     common: dict[str, Any] = {"options": options, **kw}
     limit = timeout if timeout is not None else cfg.get("timeout")
-    if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 < limit < 1e6:
-            raise ArgnbError(
-                f"timeout must be a positive number of seconds, not {limit!r}",
-                hint="e.g. --timeout 60 (connect(timeout=60))",
-            )
-        if name != "local":
-            common["timeout"] = float(limit)
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 < limit < 1e6
+    ):
+        raise ArgnbError(
+            f"timeout must be a positive number of seconds, not {limit!r}",
+            hint="e.g. --timeout 60 (connect(timeout=60))",
+        )
+    remote = {} if limit is None else {"timeout": float(limit)}  # the local model needs none
     if _cache_enabled(cache):
         from argnb.llm.cache import ResponseCache
 
@@ -148,12 +148,12 @@ def connect(
     elif name == "ollama":
         from argnb.llm.ollama import OllamaBackend
 
-        b = OllamaBackend(chosen, host=host or cfg.get("host"), **common)
+        b = OllamaBackend(chosen, host=host or cfg.get("host"), **remote, **common)
     else:
         from argnb.llm.openai import OpenAIBackend
 
         b = OpenAIBackend(
-            chosen, base_url=base_url or cfg.get("base_url"), api_key=api_key, **common
+            chosen, base_url=base_url or cfg.get("base_url"), api_key=api_key, **remote, **common
         )
     if make_default:
         set_default_backend(b)

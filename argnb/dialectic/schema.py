@@ -16,6 +16,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
+from argnb.llm.answer import Answer
+
 MAX_TEXT = 200
 #: one statement in natural language (bounded, so a small model cannot ramble)
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
@@ -26,45 +28,7 @@ MAX_RULES = 4
 AttackKind = Literal["rebut", "undercut"]
 
 
-def _no_description(schema: dict, _cls: type) -> None:
-    schema.pop("description", None)
-
-
-def inline_refs(schema: dict) -> dict:
-    """The schema with every ``$ref`` replaced by its definition, without ``$defs`` and without
-    nested titles (the top-level title, which names the answer type, stays)."""
-    defs = schema.get("$defs", {})
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "$ref" in node:
-                return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
-            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "title")}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    out = walk(schema)
-    if "title" in schema:
-        out["title"] = schema["title"]
-    return out
-
-
-class Shape(BaseModel):
-    """Base of every model-facing shape.
-
-    The JSON schema sent to models is kept plain: no docstrings as descriptions and no
-    ``$ref``/``$defs`` indirection (tiny models copy both into their answers, e.g. "#/$defs").
-    """
-
-    model_config = ConfigDict(json_schema_extra=_no_description)
-
-    @classmethod
-    def model_json_schema(cls, *args, **kwargs):  # type: ignore[override]
-        return inline_refs(super().model_json_schema(*args, **kwargs))
-
-
-class Antecedent(Shape):
+class Antecedent(Answer):
     """What a rule rests on: asserted premises and assumptions of missing evidence."""
 
     strong: list[Text] = Field(max_length=MAX_PREMISES)
@@ -77,7 +41,7 @@ class Antecedent(Shape):
         return [s for s in cleaned if s]
 
 
-class Rule(Shape):
+class Rule(Answer):
     """One inference step: antecedent ⟹ consequent."""
 
     id: str = Field(max_length=8)
@@ -93,7 +57,7 @@ class Rule(Shape):
         return s
 
 
-class Argument(Shape):
+class Argument(Answer):
     """An ordered list of rules; the last rule's consequent is the claim."""
 
     rules: list[Rule] = Field(min_length=1, max_length=MAX_RULES)
@@ -159,13 +123,13 @@ def strip_computed(data: dict) -> dict:
 
 
 # -- model answers ---------------------------------------------------------------------------
-class MainArgumentAnswer(Shape):
+class MainArgumentAnswer(Answer):
     """Phase 1: an agent states its main argument."""
 
     argument: Argument
 
 
-class AttackAnswer(Shape):
+class AttackAnswer(Answer):
     """Phase 2: can the agent defeat the opponent's last argument, and with what."""
 
     can_defeat: Literal["YES", "NO"]
@@ -174,27 +138,27 @@ class AttackAnswer(Shape):
     argument: Argument | None
 
 
-class Characterized(Shape):
+class Characterized(Answer):
     """An argument lifted to properties: no names of particular objects."""
 
     strong: list[Text] = Field(min_length=1, max_length=MAX_PREMISES)
     consequent: Text = Field(min_length=1, max_length=MAX_TEXT)
 
 
-class CharacterizationAnswer(Shape):
+class CharacterizationAnswer(Answer):
     """Synthesis step 1: both warrants characterised."""
 
     C1: Characterized
     C2: Characterized
 
 
-class GeneralizationAnswer(Shape):
+class GeneralizationAnswer(Answer):
     """Synthesis step 2: the consensus core both sides can accept."""
 
     E: Characterized
 
 
-class FinalAnswer(Shape):
+class FinalAnswer(Answer):
     """Synthesis step 3: a concrete answer that satisfies the consensus core."""
 
     final_answer: Text = Field(min_length=1, max_length=MAX_TEXT)

@@ -17,18 +17,19 @@ be mapped to a label), plus a transcript of the call. Two answer formats:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from argnb.agents import Agent
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError
-from argnb.fallacy.calls import Outcome, acall, acall_text
-from argnb.fallacy.prompts import PROMPTS_DIR, PromptTemplate, load
+from argnb.fallacy.payloads import BaselineAnswer
+from argnb.fallacy.prompts import PROMPTS_DIR, Prompt, load
 from argnb.fallacy.schemas import INVALID, CotVerdict, Verdict, parse_label
-from argnb.llm.base import Backend, Message, Options, Usage
-from argnb.transcript import Transcript, Turn
+from argnb.llm.base import Backend, Message, Options
+from argnb.transcript import Cost, Costed, Transcript, Turn
 
 Method = Literal["zero", "few", "cot"]
 METHODS: dict[str, str] = {"zero": "zero_shot", "few": "few_shot", "cot": "cot"}
@@ -77,7 +78,7 @@ def build_messages(
     examples: Any = None,
     structured: bool = True,
     prompt_dir: str | Path | None = None,
-    template: PromptTemplate | None = None,
+    template: Prompt | None = None,
 ) -> list[Message]:
     """The chat a baseline sends: system prompt, (few-shot example turns), the question.
 
@@ -100,22 +101,68 @@ def build_messages(
     return msgs
 
 
-@dataclass
-class Prediction:
-    """A baseline's answer for one argument."""
+def _label(text: str) -> int:
+    """Plain-text mode: the answer's label, or a ValueError that makes it invalid."""
+    label = parse_label(text)
+    if label == INVALID:
+        raise ValueError("answer is not a 0/1 label")
+    return int(label)
 
-    label: int | str
-    method: str
-    name: str
-    raw: str = ""
-    reasoning: dict[str, Any] = field(default_factory=dict)
-    usage: Usage = field(default_factory=Usage)
-    latency_s: float = 0.0
-    calls: int = 0
-    error: str = ""
-    model: str = ""
-    backend: str = ""
-    transcript: Transcript | None = None
+
+@dataclass(frozen=True)
+class Prediction(Costed):
+    """A baseline's answer for one argument: a read-only view of its transcript turn.
+
+    The turn (payload :class:`~argnb.fallacy.payloads.BaselineAnswer`) is the record; label,
+    reasoning and cost are read from it, so a saved transcript gives back the same prediction.
+    """
+
+    transcript: Transcript
+    index: int = 0
+
+    @property
+    def turn(self) -> Turn:
+        return self.transcript.turns[self.index]
+
+    @property
+    def answer(self) -> BaselineAnswer:
+        return self.turn.payload  # type: ignore[return-value]
+
+    @property
+    def label(self) -> int | str:
+        return self.answer.label
+
+    @property
+    def method(self) -> str:
+        return self.answer.method
+
+    @property
+    def name(self) -> str:
+        return self.turn.speaker
+
+    @property
+    def raw(self) -> str:
+        return self.turn.text
+
+    @property
+    def reasoning(self) -> dict[str, Any]:
+        return self.answer.reasoning()
+
+    @property
+    def error(self) -> str:
+        return self.answer.error
+
+    @property
+    def cost(self) -> Cost:
+        return self.turn.cost
+
+    @property
+    def model(self) -> str:
+        return self.turn.model
+
+    @property
+    def backend(self) -> str:
+        return self.turn.backend
 
     @property
     def valid(self) -> bool:
@@ -126,8 +173,8 @@ class Prediction:
 class Baseline:
     """One baseline configuration: a method on a backend (an ensemble member, a bench method)."""
 
-    method: str = "zero"
-    backend: Backend | None = None
+    method: str
+    backend: Backend
     examples: Any = None
     structured: bool = True
     name: str = ""
@@ -137,10 +184,6 @@ class Baseline:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ArgnbError(f"unknown method {self.method!r}", hint="use zero, few or cot")
-        if self.backend is None:
-            from argnb.config import default_backend
-
-            self.backend = default_backend()
         if not self.name:
             self.name = f"{self.method}@{self.backend.name}:{self.backend.model}"
 
@@ -165,94 +208,53 @@ class Baseline:
             prompt_dir=self.prompt_dir,
         )
 
-    async def arun(self, text: str) -> Prediction:
-        """Classify one argument."""
+    async def aturn(self, text: str) -> Turn:
+        """Classify one argument; the answer as a transcript turn (valid or not)."""
+        agent = Agent(self.name, self.backend, self.options)
         msgs = self.messages(text)
         if self.structured:
             schema = CotVerdict if self.method == "cot" else Verdict
-            out: Outcome = await acall(self.backend, msgs, schema, options=self.options)
-            value = out.value
-            label = value.label if value is not None else INVALID
-            reasoning = value.model_dump(exclude={"label"}) if value is not None else {}
+            resp = await agent.arespond(msgs, schema)
+            label = resp.value.label if resp.valid else INVALID
+            steps = resp.value.model_dump(exclude={"label"}) if resp.valid else {}
         else:
             opts = (self.options or self.backend.options).model_copy(update={"max_tokens": 16})
-            out = await acall_text(self.backend, msgs, parse_label, options=opts)
-            label = out.value if out.valid else INVALID
-            reasoning = {}
-        pred = Prediction(
-            label=label,
-            method=self.method,
-            name=self.name,
-            raw=out.raw,
-            reasoning=reasoning,
-            usage=out.usage,
-            latency_s=out.latency_s,
-            calls=out.calls,
-            error=out.error,
-            model=out.model,
-            backend=out.backend,
+            resp = await agent.arespond(msgs, None, parse=_label, options=opts)
+            label, steps = (resp.value if resp.valid else INVALID), {}
+        answer = BaselineAnswer(label=label, method=self.method, error=resp.error, **steps)
+        return resp.turn.model_copy(update={"role": METHOD_NAMES[self.method], "payload": answer})
+
+    async def arun(self, text: str) -> Prediction:
+        """Classify one argument (its own one-turn transcript)."""
+        turn = await self.aturn(text)
+        tr = Transcript(
+            kind="fallacy-baseline",
+            title=METHOD_NAMES[self.method],
+            meta={"argument": text, "method": self.method},
+            outcome={"label": turn.payload["label"]},
+            turns=[turn],
         )
-        pred.transcript = _transcript(text, pred)
-        return pred
+        return Prediction(tr)
 
     def run(self, text: str) -> Prediction:
         """Sync twin of :meth:`arun` (works inside Jupyter)."""
         return run_sync(self.arun(text))
 
 
-def baseline_turn(pred: Prediction) -> Turn:
-    """The transcript turn for one baseline answer."""
-    payload: dict[str, Any] = {"label": pred.label, **pred.reasoning}
-    if pred.error:
-        payload["error"] = pred.error
-    return Turn(
-        speaker=pred.name,
-        role=METHOD_NAMES.get(pred.method, pred.method),
-        text=pred.raw,
-        payload=payload,
-        usage=pred.usage,
-        latency_s=pred.latency_s,
-        model=pred.model,
-        backend=pred.backend,
-        valid=pred.valid,
-    )
-
-
-def _transcript(text: str, pred: Prediction) -> Transcript:
-    tr = Transcript(
-        kind="fallacy-baseline",
-        title=METHOD_NAMES[pred.method],
-        meta={"argument": text, "method": pred.method, "calls": pred.calls},
-        outcome={"label": pred.label},
-    )
-    tr.add(baseline_turn(pred))
-    return tr
-
-
 async def aclassify(
     text: str,
-    backend: Backend | None = None,
+    backend: Backend,
     method: str = "zero",
     *,
     examples: Any = None,
     structured: bool = True,
     options: Options | None = None,
 ) -> Prediction:
-    """Classify one argument with one baseline (async)."""
-    cfg = Baseline(method, backend, examples, structured, options=options)
-    return await cfg.arun(text)
+    """Classify one argument with one baseline (async): label 0, 1 or ``"invalid"``."""
+    return await Baseline(method, backend, examples, structured, options=options).arun(text)
 
 
-def classify(
-    text: str,
-    backend: Backend | None = None,
-    method: str = "zero",
-    *,
-    examples: Any = None,
-    structured: bool = True,
-    options: Options | None = None,
-) -> Prediction:
-    """Classify one argument with one baseline: label 0, 1 or ``"invalid"``."""
-    return run_sync(
-        aclassify(text, backend, method, examples=examples, structured=structured, options=options)
-    )
+def classify(text: str, backend: Backend, method: str = "zero", **kw: Any) -> Prediction:
+    """Classify one argument with one baseline: label 0, 1 or ``"invalid"`` (keywords as
+    :func:`aclassify`)."""
+    return run_sync(aclassify(text, backend, method, **kw))

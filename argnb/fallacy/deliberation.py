@@ -16,109 +16,100 @@ builds the prompt from everything said so far, makes one structured call, and re
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from argnb.agents import Agent, parse_agents, unique_names
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError
-from argnb.fallacy.calls import acall
+from argnb.fallacy.payloads import DeliberationTurn
 from argnb.fallacy.prompts import load
 from argnb.fallacy.protocol import Decision, Vote, decide, seeded_rng, speaking_order
 from argnb.fallacy.schemas import ACTIONS, OPENING_ACTIONS, Contribution, OpeningContribution
-from argnb.llm.base import Backend, Message, Options, Usage
-from argnb.transcript import Transcript, Turn
+from argnb.llm.base import Message
+from argnb.transcript import Cost, Costed, Transcript, Turn
 
 DEFAULT_MAX_ROUNDS = 3
 
-
-@dataclass
-class Agent:
-    """A deliberator: a name the others see, and the backend/model that speaks for it."""
-
-    name: str
-    backend: Backend
-    options: Options | None = None
-
-    @classmethod
-    def from_spec(cls, spec: str, name: str | None = None, **kw: Any) -> Agent:
-        """``"local:smollm2-135m"``, ``"ollama:llama3.2"``, ``"openai:gpt-4o-mini"`` or a bare
-        backend name (its default model)."""
-        from argnb.config import connect
-
-        backend_name, _, model = spec.strip().partition(":")
-        backend = connect(backend_name or None, model or None, make_default=False, **kw)
-        return cls(name or f"{backend.name}:{backend.model}", backend)
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, **self.backend.describe()}
+__all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "Agent",
+    "Deliberation",
+    "DeliberationResult",
+    "deliberate",
+    "parse_agents",
+    "render_context",
+    "unique_names",
+]
 
 
-def parse_agents(spec: str | Sequence[str], **kw: Any) -> list[Agent]:
-    """Agents from ``"local:smollm2-135m,ollama:llama3.2"``; same specs get distinct names."""
-    specs = [s for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
-    agents = [Agent.from_spec(s, **kw) for s in specs]
-    return unique_names(agents)
-
-
-def unique_names(agents: list[Agent]) -> list[Agent]:
-    """Suffix repeated names (two agents on the same model are still two speakers)."""
-    seen: dict[str, int] = {}
-    for a in agents:
-        seen[a.name] = seen.get(a.name, 0) + 1
-    counter: dict[str, int] = {}
-    for a in agents:
-        if seen[a.name] > 1:
-            counter[a.name] = counter.get(a.name, 0) + 1
-            a.name = f"{a.name} #{counter[a.name]}"
-    return agents
-
-
-@dataclass
-class Said:
-    """One recorded turn (valid or not) -- what the next speakers get to read."""
-
-    round: int
-    agent: str
-    action: str = ""
-    reasoning: str = ""
-    vote: int | None = None
-    confidence: float | None = None
-
-
-def render_context(turns: Sequence[Said]) -> str:
-    """The discussion so far as the next speaker reads it."""
+def render_context(turns: Sequence[Turn]) -> str:
+    """The discussion so far (deliberation turns) as the next speaker reads it."""
     if not turns:
         return "(nothing yet - you speak first)"
     lines = []
     for t in turns:
-        if t.vote is None:
-            lines.append(f"[round {t.round}] {t.agent}: (their answer could not be read)")
+        p = t.payload
+        if not t.valid or not isinstance(p, DeliberationTurn) or p.vote is None:
+            lines.append(f"[round {t.round}] {t.speaker}: (their answer could not be read)")
         else:
             lines.append(
-                f"[round {t.round}] {t.agent} - {t.action} (vote {t.vote}, "
-                f"confidence {t.confidence:.2f}): {t.reasoning}"
+                f"[round {t.round}] {t.speaker} - {p.action} (vote {p.vote}, "
+                f"confidence {p.confidence:.2f}): {t.text}"
             )
     return "\n".join(lines)
 
 
-@dataclass
-class DeliberationResult:
-    """How a deliberation ended, round by round."""
+@dataclass(frozen=True)
+class DeliberationResult(Costed):
+    """How a deliberation ended, round by round: a read-only view of its transcript.
 
-    label: int | str
-    resolution: str
-    rounds: int
-    votes: list[list[Vote]]
+    ``start`` is where the deliberation's turns begin (an ensemble's transcript holds the two
+    baseline answers first).
+    """
+
     transcript: Transcript
-    usage: Usage = field(default_factory=Usage)
-    calls: int = 0
-    latency_s: float = 0.0
+    start: int = 0
+
+    @property
+    def turns(self) -> list[Turn]:
+        return [
+            t
+            for t in self.transcript.turns[self.start :]
+            if isinstance(t.payload, DeliberationTurn)
+        ]
 
     @property
     def decision(self) -> Decision:
-        return Decision(self.label, self.resolution, self.rounds)
+        o = self.transcript.outcome
+        d = o.get("deliberation", o)
+        return Decision(d["label"], d["resolution"], d["rounds"])
+
+    @property
+    def label(self) -> int | str:
+        return self.decision.label
+
+    @property
+    def resolution(self) -> str:
+        return self.decision.resolution
+
+    @property
+    def rounds(self) -> int:
+        return self.decision.round
+
+    @property
+    def votes(self) -> list[list[Vote]]:
+        """Per round, each speaker's vote (``vote=None`` for an answer that could not be read)."""
+        by_round: dict[int, list[Vote]] = {}
+        for t in self.turns:
+            p: DeliberationTurn = t.payload  # type: ignore[assignment]
+            by_round.setdefault(t.round or 0, []).append(Vote(t.speaker, p.vote, p.confidence))
+        return [by_round[r] for r in sorted(by_round)]
+
+    @property
+    def cost(self) -> Cost:
+        return Cost.of(self.turns)
 
     @property
     def confidences(self) -> list[float]:
@@ -131,6 +122,8 @@ class DeliberationResult:
         return self.transcript.to_dataframe()
 
     def _repr_html_(self) -> str:
+        from argnb.fallacy.views import render_rounds
+
         return render_rounds(self)
 
 
@@ -170,7 +163,7 @@ class Deliberation:
         }
 
     def messages(
-        self, agent: Agent, text: str, round_no: int, said: Sequence[Said]
+        self, agent: Agent, text: str, round_no: int, said: Sequence[Turn]
     ) -> list[Message]:
         """The prompt for ``agent`` at this point of the discussion."""
         others = ", ".join(a.name for a in self.agents if a is not agent)
@@ -192,6 +185,29 @@ class Deliberation:
             ),
         ]
 
+    async def _speak(
+        self, agent: Agent, text: str, round_no: int, position: int, order: list[str], said: list
+    ) -> Turn:
+        """One agent's contribution, recorded as a turn whether or not it could be read."""
+        resp = await agent.arespond(
+            self.messages(agent, text, round_no, said),
+            Contribution if said else OpeningContribution,
+            role=lambda c: c.action,
+            text=lambda c: c.reasoning,
+            payload=lambda c: DeliberationTurn(
+                position=position,
+                order=order,
+                action=c.action,
+                vote=c.vote,
+                confidence=c.confidence,
+            ),
+            round=round_no,
+        )
+        if resp.valid:
+            return resp.turn
+        record = DeliberationTurn(position=position, order=order, error=resp.error)
+        return resp.turn.model_copy(update={"payload": record})
+
     async def arun(
         self, text: str, *, item_id: str = "", transcript: Transcript | None = None
     ) -> DeliberationResult:
@@ -201,71 +217,33 @@ class Deliberation:
             title=", ".join(a.name for a in self.agents),
             meta={"argument": text, **self.describe()},
         )
+        start = len(tr.turns)
         by_name = {a.name: a for a in self.agents}
         rng = seeded_rng(self.seed, item_id)
-        said: list[Said] = []
-        votes: list[list[Vote]] = []
-        usage, calls, latency = Usage(), 0, 0.0
         decision: Decision | None = None
         round_no = 0
         while decision is None:
             round_no += 1
             order = speaking_order([a.name for a in self.agents], round_no)
-            this_round: list[Vote] = []
             for position, name in enumerate(order):
-                agent = by_name[name]
-                schema = Contribution if said else OpeningContribution
-                out = await acall(
-                    agent.backend,
-                    self.messages(agent, text, round_no, said),
-                    schema,
-                    options=agent.options,
-                )
-                usage, calls, latency = (
-                    usage + out.usage,
-                    calls + out.calls,
-                    latency + out.latency_s,
-                )
-                c = out.value
-                turn = Said(round_no, name)
-                if c is not None:
-                    turn = Said(round_no, name, c.action, c.reasoning, c.vote, c.confidence)
-                said.append(turn)
-                this_round.append(Vote(name, turn.vote, turn.confidence))
-                payload: dict[str, Any] = {"position": position + 1, "order": order}
-                if c is not None:
-                    payload.update(action=c.action, vote=c.vote, confidence=c.confidence)
-                else:
-                    payload.update(error=out.error)
-                tr.add(
-                    Turn(
-                        speaker=name,
-                        role=c.action if c is not None else "invalid",
-                        text=c.reasoning if c is not None else out.raw,
-                        payload=payload,
-                        round=round_no,
-                        usage=out.usage,
-                        latency_s=out.latency_s,
-                        model=out.model,
-                        backend=out.backend,
-                        valid=c is not None,
-                    )
-                )
-            votes.append(this_round)
+                said = tr.turns[start:]
+                turn = await self._speak(by_name[name], text, round_no, position + 1, order, said)
+                tr.add(turn)
+            this_round = [
+                Vote(t.speaker, t.payload.vote, t.payload.confidence)  # type: ignore[attr-defined]
+                for t in tr.turns[start:]
+                if t.round == round_no
+            ]
             decision = decide(this_round, round_no, self.max_rounds, rng)
-        tr.outcome.update(
-            label=decision.label, resolution=decision.resolution, rounds=decision.round
-        )
-        return DeliberationResult(
-            label=decision.label,
-            resolution=decision.resolution,
-            rounds=decision.round,
-            votes=votes,
-            transcript=tr,
-            usage=usage,
-            calls=calls,
-            latency_s=latency,
-        )
+        outcome = {
+            "label": decision.label,
+            "resolution": decision.resolution,
+            "rounds": decision.round,
+        }
+        tr.outcome.update(outcome)
+        if start:  # inside another protocol's transcript (the ensemble's): keep our own decision
+            tr.outcome["deliberation"] = dict(outcome)
+        return DeliberationResult(tr, start)
 
     def run(self, text: str, *, item_id: str = "") -> DeliberationResult:
         """Sync twin of :meth:`arun` (works inside Jupyter)."""
@@ -282,40 +260,3 @@ def deliberate(
 ) -> DeliberationResult:
     """Let ``agents`` deliberate about whether ``text`` is fallacious (sync)."""
     return Deliberation(agents, max_rounds=max_rounds, seed=seed).run(text, item_id=item_id)
-
-
-def render_rounds(result: DeliberationResult) -> str:
-    """A compact round-by-agent grid of votes and confidences (escaped HTML)."""
-    agents: list[str] = []
-    for rnd in result.votes:
-        for v in rnd:
-            if v.agent not in agents:
-                agents.append(v.agent)
-    head = "".join(f"<th style='padding:4px'>{html.escape(a)}</th>" for a in agents)
-    rows = []
-    for i, rnd in enumerate(result.votes, start=1):
-        by = {v.agent: v for v in rnd}
-        order = " → ".join(html.escape(v.agent) for v in rnd)
-        cells = []
-        for a in agents:
-            v = by.get(a)
-            if v is None:
-                cells.append("<td></td>")
-            elif not v.valid:
-                cells.append("<td style='padding:4px;color:#b00'>invalid</td>")
-            else:
-                cells.append(
-                    f"<td style='padding:4px'>vote <b>{v.vote}</b> · conf {v.confidence:.2f}</td>"
-                )
-        rows.append(
-            f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
-        )
-    outcome = (
-        f"<p>Result: <b>{html.escape(str(result.label))}</b> by "
-        f"<b>{html.escape(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
-    )
-    return (
-        "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
-        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{outcome}</div>"
-    )

@@ -10,39 +10,52 @@ it is always computed as well (``label_random``): one run gives both rows of the
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from argnb.agents import Agent, unique_names
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError
-from argnb.fallacy.baselines import Baseline, Prediction, baseline_turn
-from argnb.fallacy.deliberation import (
-    DEFAULT_MAX_ROUNDS,
-    Agent,
-    Deliberation,
-    DeliberationResult,
-    unique_names,
-)
+from argnb.fallacy.baselines import Baseline, Prediction
+from argnb.fallacy.deliberation import DEFAULT_MAX_ROUNDS, Deliberation, DeliberationResult
 from argnb.fallacy.protocol import combine, random_pick, seeded_rng
-from argnb.llm.base import Usage
-from argnb.transcript import Transcript
+from argnb.transcript import Cost, Costed, Transcript
 
 RESOLVERS = ("deliberate", "random")
 
 
-@dataclass
-class EnsembleResult:
-    """One item through the ensemble."""
+@dataclass(frozen=True)
+class EnsembleResult(Costed):
+    """One item through the ensemble: a read-only view of its transcript (the two members'
+    answers first, then the deliberation's turns if there was one)."""
 
-    label: int | str
-    resolution: str
-    members: tuple[Prediction, Prediction]
-    label_random: int | str
-    deliberation: DeliberationResult | None = None
-    transcript: Transcript | None = None
-    usage: Usage = field(default_factory=Usage)
-    calls: int = 0
-    latency_s: float = 0.0
+    transcript: Transcript
+
+    @property
+    def label(self) -> int | str:
+        return self.transcript.outcome["label"]
+
+    @property
+    def resolution(self) -> str:
+        return self.transcript.outcome["resolution"]
+
+    @property
+    def label_random(self) -> int | str:
+        return self.transcript.outcome["label_random"]
+
+    @property
+    def members(self) -> tuple[Prediction, Prediction]:
+        return Prediction(self.transcript, 0), Prediction(self.transcript, 1)
+
+    @property
+    def deliberation(self) -> DeliberationResult | None:
+        if len(self.transcript.turns) <= 2:  # the two members' answers only
+            return None
+        return DeliberationResult(self.transcript, start=2)
+
+    @property
+    def cost(self) -> Cost:
+        return self.transcript.cost
 
     @property
     def agree(self) -> bool:
@@ -58,7 +71,8 @@ class EnsembleResult:
 
     @property
     def rounds(self) -> int:
-        return self.deliberation.rounds if self.deliberation else 0
+        d = self.deliberation
+        return d.rounds if d else 0
 
 
 class Ensemble:
@@ -97,53 +111,30 @@ class Ensemble:
 
     async def arun(self, text: str, *, item_id: str = "") -> EnsembleResult:
         """Classify one argument: both members, then resolve a disagreement if there is one."""
-        pa, pb = await asyncio.gather(self.a.arun(text), self.b.arun(text))
+        ta, tb = await asyncio.gather(self.a.aturn(text), self.b.aturn(text))
         tr = Transcript(
             kind="fallacy-ensemble",
             title=f"{self.a.name} + {self.b.name}",
             meta={"argument": text, "item_id": item_id, **self.describe()},
+            turns=[ta, tb],
         )
-        tr.add(baseline_turn(pa))
-        tr.add(baseline_turn(pb))
-        usage, calls, latency = (
-            pa.usage + pb.usage,
-            pa.calls + pb.calls,
-            pa.latency_s + pb.latency_s,
-        )
-        first = combine(pa.label, pb.label)
-        delib: DeliberationResult | None = None
+        la, lb = ta.payload["label"], tb.payload["label"]
+        first = combine(la, lb)
         if first is not None:
             label, resolution, label_random = first.label, first.resolution, first.label
         else:
-            coin = random_pick(
-                int(pa.label), int(pb.label), seeded_rng(self.seed, f"{item_id}:coin")
-            )
+            coin = random_pick(int(la), int(lb), seeded_rng(self.seed, f"{item_id}:coin"))
             label_random = coin.label
             if self.resolver == "random":
                 label, resolution = coin.label, coin.resolution
             else:
                 delib = await self.deliberation.arun(text, item_id=item_id, transcript=tr)
                 label, resolution = delib.label, delib.resolution
-                usage, calls = usage + delib.usage, calls + delib.calls
-                latency += delib.latency_s
         tr.outcome.update(
-            label=label,
-            resolution=resolution,
-            label_random=label_random,
-            members=[pa.label, pb.label],
-            rounds=delib.rounds if delib else 0,
+            label=label, resolution=resolution, label_random=label_random, members=[la, lb]
         )
-        return EnsembleResult(
-            label=label,
-            resolution=resolution,
-            members=(pa, pb),
-            label_random=label_random,
-            deliberation=delib,
-            transcript=tr,
-            usage=usage,
-            calls=calls,
-            latency_s=latency,
-        )
+        tr.outcome.setdefault("rounds", 0)
+        return EnsembleResult(tr)
 
     def run(self, text: str, *, item_id: str = "") -> EnsembleResult:
         """Sync twin of :meth:`arun` (works inside Jupyter)."""

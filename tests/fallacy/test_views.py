@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from argnb.fallacy.baselines import Prediction
 from argnb.fallacy.benchmark import bench
+from argnb.fallacy.payloads import BaselineAnswer
 from argnb.fallacy.views import Report, classify_widget, histogram_html, prediction_html
 from argnb.llm import ScriptedBackend
+from argnb.transcript import Transcript, Turn
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -20,7 +22,8 @@ def test_report_html_escapes_sources_and_member_names():
 
 
 def test_prediction_html_escapes_model_text():
-    p = Prediction(label="invalid", method="cot", name="x", reasoning={"fallacy": EVIL}, error=EVIL)
+    answer = BaselineAnswer(label="invalid", method="cot", fallacy=EVIL, error=EVIL)
+    p = Prediction(Transcript(kind="fallacy-baseline", turns=[Turn(speaker="x", payload=answer)]))
     html = prediction_html(p)
     assert "<img" not in html and "invalid output" in html
 

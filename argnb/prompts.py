@@ -1,0 +1,115 @@
+"""Prompt templates: Markdown files beside the code that uses them, one loader for all modules.
+
+A template file is either one text or a sequence of sections, each starting with a ``## <name>``
+line (``system``, ``user``, ``example``, ...); text before the first section and HTML comments
+document the file and are never sent. Placeholders use :class:`string.Template` syntax
+(``$argument``), so braces need no escaping and a ``$`` inside an inserted value is left alone;
+a literal dollar sign in a template is written ``$$``. A missing value is an error, never a gap.
+
+An instructor adapts wording by copying a module's ``prompts/`` folder and passing the copy's
+directory (``load("argnb.fallacy", "zero_shot", directory="my_prompts")``).
+
+>>> t = load("argnb.fallacy", "zero_shot")
+>>> sorted(t.sections)
+['system', 'user']
+>>> "Argument: Cats are mammals." in t.render("user", argument="Cats are mammals.")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from string import Template
+
+from argnb.errors import ArgnbError
+
+BODY = "body"
+_SECTION = re.compile(r"^## +([A-Za-z_][A-Za-z0-9_]*) *$", re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The named sections of one template file (a file without headings has one: ``body``)."""
+
+    name: str
+    sections: dict[str, str]
+
+    def render(self, section: str = BODY, /, **values: object) -> str:
+        """Fill one section; every placeholder needs a value."""
+        if section not in self.sections:
+            raise ArgnbError(
+                f"prompt {self.name!r} has no section {section!r}",
+                hint=f"sections: {', '.join(self.sections)}",
+            )
+        try:
+            return Template(self.sections[section]).substitute(
+                {k: str(v) for k, v in values.items()}
+            )
+        except KeyError as exc:
+            raise ArgnbError(
+                f"prompt {self.name!r}, section {section!r} needs a value for {exc.args[0]!r}"
+            ) from None
+        except ValueError as exc:
+            raise ArgnbError(
+                f"prompt {self.name!r}, section {section!r}: {exc}",
+                hint="write a literal dollar sign as $$",
+            ) from None
+
+    def placeholders(self, section: str = BODY) -> set[str]:
+        """Names a section expects (what ``render`` must be given)."""
+        return {
+            m.group("named") or m.group("braced")
+            for m in Template.pattern.finditer(self.sections[section])
+            if m.group("named") or m.group("braced")
+        }
+
+
+def parse(name: str, text: str, *, sectioned: bool = False) -> Prompt:
+    """Split a template file into its sections (``sectioned``: headings are required)."""
+    body = _COMMENT.sub("", text)
+    parts = _SECTION.split(body)
+    if len(parts) == 1:
+        if sectioned:
+            raise ArgnbError(f"prompt {name!r} has no '## section' headings")
+        return Prompt(name, {BODY: body.strip()})
+    return Prompt(name, {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)})
+
+
+def prompts_dir(package: str) -> Path:
+    """The ``prompts/`` folder of a package such as ``"argnb.fallacy"`` (found without importing it)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ArgnbError(f"no package {package!r} to load prompts from")
+    return Path(next(iter(spec.submodule_search_locations))) / "prompts"
+
+
+@lru_cache(maxsize=128)
+def _load(path: Path, name: str, sectioned: bool) -> Prompt:
+    if not path.is_file():
+        raise ArgnbError(f"no prompt template at {path}", hint="check the name or the directory")
+    return parse(name, path.read_text(encoding="utf-8"), sectioned=sectioned)
+
+
+def load(
+    package: str, name: str, directory: str | Path | None = None, *, sectioned: bool = False
+) -> Prompt:
+    """``<package>/prompts/<name>.md``, or ``<directory>/<name>.md`` for an adapted copy."""
+    folder = Path(directory) if directory else prompts_dir(package)
+    return _load(folder / f"{name}.md", name, sectioned)
+
+
+def fingerprint(*folders: str | Path) -> str:
+    """A short hash of every template in ``folders``: part of a run's configuration, so results
+    made with other prompts are never mixed in when a run resumes."""
+    h = hashlib.sha256()
+    for folder in folders:
+        for p in sorted(Path(folder).iterdir()):
+            if p.suffix in (".md", ".json", ".yaml"):
+                h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()[:12]
