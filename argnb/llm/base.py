@@ -200,9 +200,12 @@ class Backend(ABC):
     def stream(self, messages: Messages | str, *, options: Options | None = None) -> ChatStream:
         """Send messages; iterate the result for text chunks as the model writes them.
 
-        >>> s = backend.stream("Say hi")          # doctest: +SKIP
-        >>> for chunk in s: print(chunk, end="")   # doctest: +SKIP
-        >>> s.reply.text, s.reply.first_chunk_s    # doctest: +SKIP
+        >>> from argnb.llm import ScriptedBackend
+        >>> s = ScriptedBackend(["Premises first, then the claim."]).stream("Say it")
+        >>> [chunk for chunk in s]
+        ['Premises ', 'first, ', 'then ', 'the ', 'claim.']
+        >>> s.reply.text, s.reply.first_chunk_s is not None
+        ('Premises first, then the claim.', True)
 
         ``s.reply`` (after the last chunk) is the whole :class:`Reply`: text, usage, latency
         (``latency_s``, the whole call) and ``first_chunk_s`` (from the call to the first chunk).
