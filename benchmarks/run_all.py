@@ -15,6 +15,8 @@ import bench_debate_retrieval
 import bench_import
 import bench_memory
 import bench_overhead
+import bench_prefix_cache
+import bench_streaming
 import fallacy_protocol
 from _common import table
 
@@ -28,3 +30,5 @@ if __name__ == "__main__":
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
+    print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
+    print(table("streaming, time to first chunk (local)", bench_streaming.run()))
