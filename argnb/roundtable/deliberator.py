@@ -1,0 +1,119 @@
+"""A deliberator: proposes, argues, counters and collaborates -- in at most 150 words.
+
+The word limit holds in code: a longer reply gets one revision turn (the agent turn's repair,
+quoting the count); a revision that is still too long is cut at the last sentence boundary
+within the limit. The transcript keeps the rejected first reply and says whether the final one
+was revised or cut, and how long it was before the cut.
+
+    >>> cut_to_words("One two three. Four five six. Seven.", 6)
+    'One two three. Four five six.'
+    >>> cut_to_words("A very long first sentence without any end", 4)
+    'A very long first…'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from argnb.agents import Agent, Response
+from argnb.llm.base import Options
+from argnb.prompts import Prompt, load
+from argnb.roundtable.live import LiveBackend
+
+WORD_LIMIT = 150
+
+#: 150 words are about 200 tokens; this leaves room but stops a model that loops
+OPTIONS = Options(max_tokens=320)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"')\]])\s+")
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def too_long(limit: int) -> Callable[[str], list[str]]:
+    """A rule check for the agent turn: the problem, when a reply exceeds ``limit`` words."""
+
+    def check(text: str) -> list[str]:
+        n = count_words(text)
+        return [f"{n} words, but the limit is {limit}"] if n > limit else []
+
+    return check
+
+
+def cut_to_words(text: str, limit: int) -> str:
+    """The longest run of whole sentences within ``limit`` words (or the first ``limit`` words
+    and an ellipsis, when even the first sentence is longer)."""
+    text = " ".join(text.split())
+    if count_words(text) <= limit:
+        return text
+    kept, n = [], 0
+    for sentence in _SENTENCE_END.split(text):
+        w = count_words(sentence)
+        if n + w > limit:
+            break
+        kept.append(sentence)
+        n += w
+    if kept:
+        return " ".join(kept)
+    return " ".join(text.split()[:limit]).rstrip(",;:") + "…"
+
+
+@dataclass
+class Deliberator:
+    """An agent in a deliberator's seat. ``label`` is its role ("Deliberator 1"); a
+    ``perspective`` (optional) gives two copies of one model something different to bring."""
+
+    agent: Agent
+    label: str = ""
+    perspective: str = ""
+    prompt_dir: str | Path | None = None
+    options: Options | None = None
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    @property
+    def template(self) -> Prompt:
+        return load("argnb.roundtable", "deliberator", self.prompt_dir, sectioned=True)
+
+    def seat(self, topic: str, others: str, limit: int) -> None:
+        """Write the system prompt for this table."""
+        view = f"The perspective you bring: {self.perspective}" if self.perspective else ""
+        self.agent.system = self.template.render(
+            "system", name=self.name, topic=topic, perspective=view, others=others, limit=limit
+        )
+
+    async def aspeak(
+        self,
+        context: str,
+        limit: int = WORD_LIMIT,
+        *,
+        on_chunk: Callable[[str], None] | None = None,
+        on_start: Callable[[int], None] | None = None,
+        **kw: Any,
+    ) -> tuple[Response[Any], LiveBackend]:
+        """One reply, streamed to ``on_chunk``; revised once when too long (not yet cut).
+
+        Returns the agent's response and the streaming wrapper (its ``first_chunk_s``).
+        """
+        tpl = self.template
+        live = LiveBackend(self.agent.backend, on_chunk, on_start)
+        speaker = Agent(self.agent.name, live, self.agent.options, system=self.agent.system)  # type: ignore[arg-type]
+        resp = await speaker.arespond(
+            tpl.render("user", context=context, name=self.name, limit=limit),
+            None,
+            role="contribution",
+            check=too_long(limit),
+            repair=tpl.render("revise", limit=limit, problems="$problems"),
+            strict=False,
+            options=self.options or (self.agent.options or OPTIONS),
+            **kw,
+        )
+        return resp, live
