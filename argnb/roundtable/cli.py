@@ -137,10 +137,10 @@ def config_from_args(args: argparse.Namespace) -> Any:
 def _terminal_human(session) -> str | None:
     from argnb.roundtable.session import HUMAN_END, YOUR_TURN
 
-    try:
-        return input(YOUR_TURN.format(name=session.human) + " (empty: pass, /end: end)\n> ")
-    except EOFError:
-        return HUMAN_END
+    sys.stderr.write(YOUR_TURN.format(name=session.human) + " (empty line: pass, /end: end)\n> ")
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return line.strip() if line else HUMAN_END  # "" only at the end of the input
 
 
 def cmd_run(args: argparse.Namespace) -> int:

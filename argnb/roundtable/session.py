@@ -546,13 +546,13 @@ class Session:
 
     async def _after_speaker(self) -> None:
         n = len(record.speaker_turns(self.transcript))
-        if self.analyze_every and n % self.analyze_every == 0:
+        if self.analyzer is not None and self.analyze_every and n % self.analyze_every == 0:
             await self.aanalyze("every")
 
     async def _end(self, reason: str) -> None:
-        last = self.analysis
+        tried = self.transcript.of_kind("roundtable.analysis", valid=None)  # failed ones too
         n = len(record.speaker_turns(self.transcript))
-        if self.analyzer is not None and (last is None or last.upto < n):
+        if self.analyzer is not None and (not tried or tried[-1].payload["upto"] < n):
             await self.aanalyze("final")
         self._record(
             Turn(speaker=SESSION, role="end", payload=End(reason=reason, turns=n))  # type: ignore[arg-type]
@@ -702,9 +702,7 @@ def replay(tr: Transcript, delay: float = 0.0):
     (``(turn, partial transcript)``), pausing ``delay`` seconds between them."""
     import time
 
-    partial = tr.model_copy(update={"turns": []})
     for i, turn in enumerate(tr.turns):
         if i and delay:
             time.sleep(delay)
-        partial.turns.append(turn)
-        yield turn, partial
+        yield turn, tr.model_copy(update={"turns": tr.turns[: i + 1]})

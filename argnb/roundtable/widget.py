@@ -136,7 +136,7 @@ class RoundtableWidget:
             layout=w.Layout(
                 display="flex",
                 flex_flow="column-reverse",
-                overflow_y="auto",
+                overflow="auto",
                 height="440px",
                 border="1px solid #ddd",
                 padding="4px 8px",
@@ -176,7 +176,7 @@ class RoundtableWidget:
         right = w.VBox(
             [
                 w.HBox([w.HTML("<b>Analyzer</b>"), self.history, self.analyze_button]),
-                w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow_y="auto")),
+                w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow="auto")),
                 w.HTML(
                     "<b>Argument map</b> <span style='color:#777;font-size:11px'>(colour: who said it)</span>"
                 ),
