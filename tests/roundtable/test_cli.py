@@ -25,9 +25,25 @@ def test_run_prints_turns_and_a_json_summary(scripted, tmp_path, capsys) -> None
     amap = tmp_path / "map.json"
     code = main(
         [
-            "roundtable", "run", "--topic", "Phones in class?", "--human-script", str(script),
-            "--turns", "6", "--analyze-every", "3", "--human", "Ann", "--out", str(out),
-            "--markdown", str(md), "--map", str(amap), "--json",
+            "roundtable",
+            "run",
+            "--topic",
+            "Phones in class?",
+            "--human-script",
+            str(script),
+            "--turns",
+            "6",
+            "--analyze-every",
+            "3",
+            "--human",
+            "Ann",
+            "--out",
+            str(out),
+            "--markdown",
+            str(md),
+            "--map",
+            str(amap),
+            "--json",
         ]
     )
     assert code == 0
@@ -64,7 +80,21 @@ def test_a_text_file_script_and_a_yaml_config(scripted, tmp_path, capsys) -> Non
         "topic: School uniforms?\nhuman: Bo\nturns: 12\nanalyze_every: 0\n"
         "deliberators:\n  - name: Lena\n    perspective: a teacher\n  - name: Max\n"
     )
-    assert main(["roundtable", "run", "--config", str(cfg), "--human-script", str(script), "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "roundtable",
+                "run",
+                "--config",
+                str(cfg),
+                "--human-script",
+                str(script),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["speakers"] == ["Lena", "Max", "Bo", "Lena", "Max", "Bo"]
     assert summary["ended"] == "human" and summary["analyses"] == 1  # the final one
@@ -74,7 +104,9 @@ def test_terminal_human_ends_on_eof(scripted, monkeypatch, capsys) -> None:
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("Hello there.\n"))
-    assert main(["roundtable", "run", "--topic", "Phones?", "--turns", "12", "--json", "--quiet"]) == 0
+    assert (
+        main(["roundtable", "run", "--topic", "Phones?", "--turns", "12", "--json", "--quiet"]) == 0
+    )
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["ended"] == "human" and summary["speakers"].count("You") == 2
 
@@ -83,9 +115,15 @@ def test_terminal_human_ends_on_eof(scripted, monkeypatch, capsys) -> None:
     "argv, message",
     [
         (["roundtable", "run", "--turns", "3"], "no topic"),
-        (["roundtable", "run", "--topic", "Phones?", "--human-script", "/nope.txt"], "no human script"),
+        (
+            ["roundtable", "run", "--topic", "Phones?", "--human-script", "/nope.txt"],
+            "no human script",
+        ),
         (["roundtable", "run", "--topic", "ok?", "--human-every", "1"], "human_every"),
-        (["roundtable", "run", "--topic", "ok?", "--fallacy-check", "guess"], "unknown fallacy check"),
+        (
+            ["roundtable", "run", "--topic", "ok?", "--fallacy-check", "guess"],
+            "unknown fallacy check",
+        ),
         (["roundtable", "replay", "/nope.json"], "no saved session"),
         (["roundtable", "export", "/nope.json", "--map", "m.png"], "no saved session"),
     ],

@@ -3,6 +3,8 @@ table sizes, windows and session lengths -- on the rules alone and through whole
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +17,7 @@ from argnb.roundtable.testing import table_backend
 
 def assert_legal(history: list[str], human: str, every: int) -> None:
     """The two rules, stated independently of the implementation."""
-    for a, b in zip(history, history[1:], strict=False):
+    for a, b in itertools.pairwise(history):
         assert a != b, f"{a} spoke twice in a row: {history}"
     for i in range(len(history) - every + 1):
         window = history[i : i + every]

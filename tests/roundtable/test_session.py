@@ -38,7 +38,11 @@ def test_a_headless_session_records_every_step(make_session) -> None:
     agenda = s.agenda
     assert agenda.topic == "Should phones be allowed in class?" and agenda.turns == 6
     assert [p.role for p in agenda.participants] == [
-        "moderator", "deliberator", "deliberator", "human", "analyzer"
+        "moderator",
+        "deliberator",
+        "deliberator",
+        "human",
+        "analyzer",
     ]
     summary = s.summary()
     assert {"turns", "speakers", "human", "overrides", "analyses", "analysis"} <= set(summary)
@@ -98,7 +102,7 @@ def test_a_revision_that_fits_is_kept_whole(make_session) -> None:
     "text, limit, expected",
     [
         ("One. Two three. Four five six.", 3, "One. Two three."),
-        ("Ends with a quote.\" Next one here.", 4, "Ends with a quote.\""),
+        ('Ends with a quote." Next one here.', 4, 'Ends with a quote."'),
         ("no punctuation at all here", 3, "no punctuation at…"),
         ("Fits.", 150, "Fits."),
     ],
@@ -195,7 +199,11 @@ def test_streaming_shows_chunks_before_the_turn_is_recorded(make_session) -> Non
     s.run([])
     ks = [e.kind for e in events]
     start = ks.index("start")
-    turn = next(i for i, e in enumerate(events) if e.kind == "turn" and e.turn.payload.kind == "roundtable.contribution")
+    turn = next(
+        i
+        for i, e in enumerate(events)
+        if e.kind == "turn" and e.turn.payload.kind == "roundtable.contribution"
+    )
     chunks = [e.text for e in events[start:turn] if e.kind == "chunk"]
     assert len(chunks) == 9 and "".join(chunks) == events[turn].turn.text
     p = events[turn].turn.payload

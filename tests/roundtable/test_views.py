@@ -13,7 +13,7 @@ import pytest
 from argnb.llm.scripted import ScriptedBackend
 from argnb.maps import ArgumentMap, validate_aif
 from argnb.roundtable import record
-from argnb.roundtable.analyzer import analysis_framework, analysis_map, grounded
+from argnb.roundtable.analyzer import analysis_framework, grounded
 from argnb.roundtable.testing import table_backend
 from argnb.roundtable.views import (
     analysis_html,
@@ -52,8 +52,12 @@ def evil_backend() -> ScriptedBackend:
                 "agreements": [PAYLOADS[1]],
                 "open_questions": [PAYLOADS[2]],
                 "argument_map": [
-                    {"claim": PAYLOADS[3], "by": by, "premises": [PAYLOADS[0]],
-                     "counterarguments": [item]}
+                    {
+                        "claim": PAYLOADS[3],
+                        "by": by,
+                        "premises": [PAYLOADS[0]],
+                        "counterarguments": [item],
+                    }
                 ],
             }
         return EVIL
@@ -90,7 +94,7 @@ def test_every_panel_escapes_model_and_human_text(evil_session) -> None:
     # the escaped text is still there, as text
     shown = session_html(tr)
     assert html.escape(PAYLOADS[0], quote=True) in shown
-    human = [t for t in tr.turns if t.payload.kind == "roundtable.human"][0]
+    human = next(t for t in tr.turns if t.payload.kind == "roundtable.human")
     assert html.escape("Ann <b>", quote=True) in turn_html(tr, human)
 
 
@@ -141,9 +145,9 @@ def test_map_exports_read_back(make_session, tmp_path) -> None:
     assert c["edges"]["rebut"] == 2
     doc = validate_aif(m.to_aif())
     back = ArgumentMap.from_aif(json.loads(json.dumps(doc)))
-    assert sorted(d["text"] for _, d in back.graph.nodes(data=True) if d["kind"] != "argument") == sorted(
-        d["text"] for _, d in m.graph.nodes(data=True) if d["kind"] != "argument"
-    )
+    assert sorted(
+        d["text"] for _, d in back.graph.nodes(data=True) if d["kind"] != "argument"
+    ) == sorted(d["text"] for _, d in m.graph.nodes(data=True) if d["kind"] != "argument")
     path = tmp_path / "m.graphml"
     m.to_graphml(path)
     g = nx.read_graphml(path)
