@@ -35,10 +35,10 @@ from argnb.roundtable.payloads import Analysis
 #: summary sentences at most (the paper leaves the number open)
 SENTENCES = 3
 UNCLEAR = "unclear"
-#: a full analysis of the bounded schema fits in this many tokens
-OPTIONS = Options(max_tokens=1536)
+#: the longest analysis the bounded schema allows (about 4,500 characters) fits in this
+OPTIONS = Options(max_tokens=1280)
 
-Short = Annotated[str, Field(max_length=160)]
+Short = Annotated[str, Field(max_length=140)]
 
 
 @lru_cache(maxsize=32)
@@ -58,16 +58,16 @@ def analysis_schema(names: tuple[str, ...], sentences: int = SENTENCES) -> type[
         __base__=Answer,
         claim=(Short, ...),
         by=(who, ...),
-        premises=(list[Short], Field(max_length=3)),
+        premises=(list[Short], Field(max_length=2)),
         counterarguments=(list[counter], Field(max_length=2)),  # type: ignore[valid-type]
     )
     return create_model(
         "RoundtableAnalysis",
         __base__=Answer,
-        summary=(list[Short], Field(max_length=sentences)),
+        summary=(list[Short], Field(min_length=1, max_length=sentences)),
         agreements=(list[Short], Field(max_length=4)),
         open_questions=(list[Short], Field(max_length=4)),
-        argument_map=(list[argument], Field(max_length=4)),  # type: ignore[valid-type]
+        argument_map=(list[argument], Field(max_length=3)),  # type: ignore[valid-type]
     )
 
 

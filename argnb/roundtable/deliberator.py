@@ -26,8 +26,8 @@ from argnb.roundtable.live import LiveBackend
 
 WORD_LIMIT = 150
 
-#: 150 words are about 200 tokens; this leaves room but stops a model that loops
-OPTIONS = Options(max_tokens=320)
+#: 150 words are about 200 tokens; this leaves a little room and stops a model that loops
+OPTIONS = Options(max_tokens=260)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"')\]])\s+")
 

@@ -25,7 +25,7 @@ participant -- the last speaker -- is excluded).
 >>> r.allowed(["D1", "D2"])
 ['Ann']
 >>> r.enforce(["D1", "D2"], "D2")
-Ruling(speaker='Ann', choice='D1', broken=('no-repeat', 'human-every-3'))
+Ruling(speaker='Ann', choice='D2', broken=('no-repeat', 'human-every-3'))
 >>> r.enforce(["Ann"], "D2").overridden
 False
 """

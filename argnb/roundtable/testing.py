@@ -76,7 +76,7 @@ def table_backend(
                     }
                 ],
             }
-        name = re.search(r"Your turn, (.+?)\.", req.last)
+        name = re.search(r"What do you think, (.+?)\?", req.prompt)
         who = name.group(1) if name else "I"
         sentence = f"{who} thinks this step by step and offers a proposal."
         out = []
