@@ -44,10 +44,11 @@ def _gone_notice(uid: int, beat: int, saved: str) -> str:
     """The kernel-gone notice: hidden while heartbeats keep replacing it, shown after a pause."""
     where = f" The session was saved to {esc(saved)}." if saved else ""
     return (
-        "<style>@keyframes argnb-rt-show{to{visibility:visible;opacity:1}}"
-        f".argnb-rt-gone-{uid}{{visibility:hidden;opacity:0;"
-        f"animation:argnb-rt-show 0s linear {GONE_AFTER_S}s forwards;"
-        "background:#fff3cd;border:1px solid #e0b252;padding:6px 10px;font-size:13px}</style>"
+        "<style>@keyframes argnb-rt-show{to{visibility:visible;max-height:12em;"
+        "padding:6px 10px;border-width:1px}}"
+        f".argnb-rt-gone-{uid}{{visibility:hidden;max-height:0;overflow:hidden;padding:0;"
+        f"border:0 solid #e0b252;animation:argnb-rt-show 0s linear {GONE_AFTER_S}s forwards;"
+        "background:#fff3cd;font-size:13px}</style>"
         f"<div class='argnb-rt-gone-{uid}'>⚠ No answer from the Python kernel for "
         f"{GONE_AFTER_S} seconds. It may be busy with another cell, or it is gone (restarted, "
         "shut down, or this notebook was reopened): then these panels only show the session as "
@@ -96,6 +97,7 @@ class RoundtableWidget:
         self._live_note = ""
         self._painted = 0.0
         self._beat = 0
+        self._from_form = False
 
         # -- setup form -------------------------------------------------------------------
         wide = w.Layout(width="98%")
@@ -126,7 +128,7 @@ class RoundtableWidget:
             [
                 self.topic,
                 w.HBox([self.human, self.specs]),
-                w.HBox([self.turns, self.every, self.start_button]),
+                w.HBox([self.turns, self.every]),
             ]
         )
 
@@ -193,7 +195,9 @@ class RoundtableWidget:
             value=0, min=0, max=10**9, step=1, interval=2000, repeat=True, playing=True
         )
         self.heartbeat.layout.display = "none"
-        self.gone = w.HTML(_gone_notice(self.uid, 0, str(autosave or "")))
+        self.gone = w.HTML(
+            _gone_notice(self.uid, 0, str(autosave or "")), layout=w.Layout(min_height="0px")
+        )
         self.heartbeat.observe(self._on_beat, names="value")
 
         self.widget = w.VBox(
@@ -201,7 +205,7 @@ class RoundtableWidget:
                 self.gone,
                 self.heartbeat,
                 self.setup,
-                self.status,
+                w.HBox([self.start_button, self.status]),
                 w.HBox([left, right]),
                 self.feedback_box,
             ]
@@ -264,9 +268,11 @@ class RoundtableWidget:
                 return
             self.dialogue.children = ()
             self.history.options = []
+            self.analysis_text.value = self.map_view.value = ""
             self._attach(session)
+            self._from_form = True
         self.setup.layout.display = "none"
-        self.start_button.disabled = True
+        self.start_button.layout.display = "none"
         self._work(self.session.aadvance)  # type: ignore[union-attr]
 
     def send(self, text: str | None = None) -> None:
@@ -394,7 +400,10 @@ class RoundtableWidget:
                 "right, then fill in the feedback form below.</div>"
             )
             self.feedback_box.selected_index = 0
-            self.start_button.disabled = False
+            if self._from_form:  # a new table can be set up from the form
+                self.setup.layout.display = ""
+                self.start_button.description = "New session"
+                self.start_button.layout.display = ""
 
     def _live_bubble(self) -> str:
         head, colour = self._live_head
