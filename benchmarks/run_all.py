@@ -13,6 +13,7 @@ import bench_import
 import bench_memory
 import bench_overhead
 import fallacy_protocol
+import roundtable_session
 from _common import table
 
 if __name__ == "__main__":
@@ -22,3 +23,4 @@ if __name__ == "__main__":
     print(table("response cache", bench_cache.run()))
     print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
     print(table("fallacy protocol", fallacy_protocol.run()))
+    print(table("roundtable protocol (scripted models)", roundtable_session.run()))

@@ -121,11 +121,13 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
 
 def render_context(tr: Transcript, last: int | None = 10) -> str:
     """The conversation as the roles read it: one ``Speaker: text`` line per utterance."""
-    lines = [
-        f"{label(tr, t)}: {' '.join(text.split())[:TURN_CHARS]}" for t, text in said(tr) if text
+    spoken = [(t, text) for t, text in said(tr) if text]
+    skipped = max(0, len(spoken) - last) if last is not None else 0
+    lines = [f"(... {skipped} earlier messages ...)"] if skipped else []
+    lines += [
+        f"{label(tr, t)}: {' '.join(text[: 2 * TURN_CHARS].split())[:TURN_CHARS]}"
+        for t, text in spoken[skipped:]
     ]
-    if last is not None and len(lines) > last:
-        lines = [f"(... {len(lines) - last} earlier messages ...)", *lines[-last:]]
     return "\n".join(lines) or "(nothing has been said yet)"
 
 
