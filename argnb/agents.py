@@ -52,6 +52,17 @@ REPAIR = (
 )
 
 
+def bullets(problems: Sequence[str]) -> str:
+    """Problems as a Markdown list, the way repair messages quote them."""
+    return "\n".join(f"- {p}" for p in problems)
+
+
+def _repair_text(repair: str | Callable[[list[str]], str], problems: list[str]) -> str:
+    if callable(repair):
+        return repair(problems)
+    return repair.replace("$problems", bullets(problems))
+
+
 def per_item(exc: BaseException) -> bool:
     """True for failures that belong to one input (record and carry on), False for failures
     that would hit every input alike (stop the run): see the module docstring."""
@@ -192,7 +203,7 @@ class Agent:
         *,
         role: str | Callable[[Any], str] = "answer",
         check: Callable[[Any], list[str]] | None = None,
-        repair: str = REPAIR,
+        repair: str | Callable[[list[str]], str] = REPAIR,
         strict: bool = True,
         text: Callable[[Any], str] | None = None,
         payload: Callable[[Any], Payload] | None = None,
@@ -206,7 +217,7 @@ class Agent:
         one the answer is text, mapped by ``parse`` when given (a ``ValueError`` makes it
         invalid). ``role``, ``text`` and ``payload`` say how an accepted answer is recorded
         (``role`` may be a function of the value); ``repair`` is the repair message, with
-        ``$problems`` where the list goes.
+        ``$problems`` where the list goes, or a function of the problems that writes it.
         """
         msgs = self.messages(prompt)
         attempts = 2 if check is not None else 1
@@ -239,7 +250,7 @@ class Agent:
                 self._turn(
                     att,
                     role=f"rejected {base_role}" if check is not None else "invalid",
-                    text="; ".join(problems) if check is not None else att.raw,
+                    text="; ".join(problems) if check is not None else att.raw[:RAW_LIMIT],
                     payload=Rejected(
                         attempt=n, problems=problems, error=att.error, raw=att.raw[:RAW_LIMIT]
                     ),
@@ -251,10 +262,7 @@ class Agent:
                 msgs = [
                     *msgs,
                     Message(role="assistant", content=att.raw[:RAW_LIMIT] or "{}"),
-                    Message(
-                        role="user",
-                        content=repair.replace("$problems", "\n".join(f"- {p}" for p in problems)),
-                    ),
+                    Message(role="user", content=_repair_text(repair, problems)),
                 ]
         return Response(None, tuple(turns), tuple(problems))
 

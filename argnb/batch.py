@@ -3,11 +3,19 @@
 Benchmarks over hundreds of items take long on a laptop. Each finished item is appended to a
 JSON Lines file at once (flushed and fsynced), so a crash or Ctrl-C loses nothing; running again
 with the same file skips the items already there.
+
+Resuming is guarded: a run given a ``config`` (what produced the results: method, backends,
+models, prompts) stamps every record with the configuration's key and a fingerprint of its item,
+keeps the configuration next to the file (``<out>.config.json``) and refuses to continue a file
+made by another configuration, or from other data under the same ids. (A larger or smaller set
+of the same items resumes: ``--limit 10`` first, then everything.) A lock file keeps two runs from
+writing one results file at once, and readers keep one record per id.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import threading
@@ -25,20 +33,113 @@ def _key_fn(key: str | KeyFn) -> KeyFn:
     return lambda item: str(item[key])
 
 
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Records of a JSON Lines file; a torn last line (crash mid-write) is ignored."""
+def read_jsonl(path: str | Path, *, key: str | None = "id") -> list[dict[str, Any]]:
+    """Records of a JSON Lines results file; a torn last line (crash mid-write) is ignored and,
+    with ``key``, only the first record of each id is kept (a file two runs wrote twice still
+    counts every item once)."""
+    from argnb.datafiles import DataError, read_text
+
     p = Path(path)
     if not p.exists():
         return []
-    out = []
-    for line in p.read_text(encoding="utf-8").splitlines():
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    lines = read_text(p, "results file").splitlines()
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            rec = json.loads(line)
         except json.JSONDecodeError:
-            continue
+            if n == len(lines):
+                continue  # torn by a crash mid-write: the next run redoes that item
+            raise DataError(
+                f"{p}:{n}: not a JSON record", hint="is this a results file? use another --out"
+            ) from None
+        if not isinstance(rec, dict):
+            raise DataError(f"{p}:{n}: not a JSON object", hint="is this a results file?")
+        if key is not None and key in rec:
+            if str(rec[key]) in seen:
+                continue
+            seen.add(str(rec[key]))
+        out.append(rec)
     return out
+
+
+def config_key(config: dict[str, Any]) -> str:
+    """A short hash of a run's configuration, stored in every record of its results file."""
+    blob = json.dumps(config, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def fingerprint(item: Item) -> str:
+    """A short hash of one item's content: the same id with other content is other data."""
+    blob = json.dumps(item, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def config_path(out: str | Path) -> Path:
+    """Where a run's configuration is kept, next to its results file."""
+    return Path(f"{out}.config.json")
+
+
+def read_config(out: str | Path) -> dict[str, Any] | None:
+    """The configuration kept next to a results file (None when there is none)."""
+    p = config_path(out)
+    if not p.exists():
+        return None
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def guard_resume(out: Path, key: str, *, runs: str = "runs", error: type | None = None) -> None:
+    """Refuse to mix two configurations (or two datasets) in one results file.
+
+    ``runs`` names what would be mixed in the message, ``error`` the ArgnbError subclass raised.
+    """
+    from argnb.errors import ArgnbError
+
+    other = {str(r.get("config")) for r in read_jsonl(out, key=None)} - {key}
+    if other:
+        raise (error or ArgnbError)(
+            f"{out} holds results of a different configuration or data "
+            f"({', '.join(sorted(other))}; this run is {key}): resuming there would mix two {runs}",
+            hint="use another --out file, or delete this one to start over",
+        )
+
+
+def _guard_data(
+    out: Path, done: dict[str, dict[str, Any]], items: list[Item], keyf: KeyFn, error: type | None
+) -> None:
+    """Refuse results made from other data under the same ids."""
+    from argnb.errors import ArgnbError
+
+    for it in items:
+        rec = done.get(keyf(it))
+        if rec is not None and "data" in rec and rec["data"] != fingerprint(it):
+            raise (error or ArgnbError)(
+                f"{out} was made from other data with the same ids (item {keyf(it)!r} differs)",
+                hint="use another --out file, or delete this one to start over",
+            )
+
+
+def _lock(out: Path) -> Any:
+    """An exclusive lock on ``out`` for the whole run (a second writer is refused at once)."""
+    from filelock import FileLock, Timeout
+
+    from argnb.errors import ArgnbError
+
+    lock = FileLock(f"{out}.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ArgnbError(
+            f"another run is writing to {out}",
+            hint="wait for it to finish, or write to another --out file",
+        ) from None
+    return lock
 
 
 def _heal(path: Path) -> None:
@@ -89,22 +190,41 @@ async def arun_batch(
     concurrency: int = 4,
     desc: str | None = None,
     progress: bool = True,
+    config: dict[str, Any] | None = None,
+    guard: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Apply ``fn`` to every item not yet in ``out``; return all results in input order.
 
     Each result gets the item's key under ``"id"`` (unless it has one). An exception from ``fn``
     stops the run (pending items are cancelled); everything finished so far is already on disk.
+    With ``config`` (and ``out``), results are stamped and resuming is guarded (module docstring;
+    ``guard`` passes :func:`guard_resume`'s keywords).
     """
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")
     keyf = _key_fn(key)
     items = list(items)
     done: dict[str, dict[str, Any]] = {}
-    writer = None
+    writer = lock = None
+    stamp = None
+    if config is not None:
+        stamp = config_key(config)
     if out is not None:
-        for rec in read_jsonl(out):
-            done[str(rec.get("id"))] = rec
-        writer = JsonlWriter(out)
+        out = Path(out)
+        lock = _lock(out)
+        try:
+            for rec in read_jsonl(out, key=None):
+                done.setdefault(str(rec.get("id")), rec)
+            if stamp is not None:
+                guard_resume(out, stamp, **(guard or {}))
+                _guard_data(out, done, items, keyf, (guard or {}).get("error"))
+                config_path(out).write_text(
+                    json.dumps({"key": stamp, **config}, indent=1, default=str), encoding="utf-8"
+                )
+            writer = JsonlWriter(out)
+        except BaseException:
+            lock.release()
+            raise
     todo = [it for it in items if keyf(it) not in done]
     bar = _progress(len(items), len(items) - len(todo), desc, progress)
     queue: asyncio.Queue[Item] = asyncio.Queue()
@@ -119,6 +239,8 @@ async def arun_batch(
                 return
             result = dict(await fn(item))
             result.setdefault("id", keyf(item))
+            if stamp is not None:
+                result["config"], result["data"] = stamp, fingerprint(item)
             done[keyf(item)] = result
             if writer is not None:
                 writer.write(result)
@@ -133,6 +255,8 @@ async def arun_batch(
         bar.close()
         if writer is not None:
             writer.close()
+        if lock is not None:
+            lock.release()
     return [done[keyf(it)] for it in items if keyf(it) in done]
 
 

@@ -1,7 +1,8 @@
 """The ``argnb`` command line.
 
 Each capability registers its own sub-commands from ``argnb/<module>/cli.py`` (a ``register``
-function taking the sub-parsers), so this file only knows their names.
+function taking the sub-parsers), so this file only knows their names. The flags they share are
+declared once, in :mod:`argnb.cli_common`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from argnb.errors import ArgnbError
 
@@ -25,35 +27,15 @@ MODULES = (
 )
 
 
-def add_backend_args(p: argparse.ArgumentParser) -> None:
-    """The options every command that calls a model shares."""
-    p.add_argument(
-        "--backend",
-        choices=["local", "ollama", "openai"],
-        default=None,
-        help="model backend (default: ARGNB_BACKEND, config file, or local)",
-    )
-    p.add_argument("--model", default=None, help="model name (default: ARGNB_MODEL or per backend)")
-    p.add_argument("--host", default=None, help="Ollama host (default: OLLAMA_HOST)")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible base URL")
-    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: what was wrong and where to read more, not the usage."""
 
-
-def backend_from_args(args: argparse.Namespace):
-    """Connect the backend the shared options describe."""
-    from argnb.config import connect
-
-    return connect(
-        args.backend,
-        args.model,
-        host=args.host,
-        base_url=args.base_url,
-        cache=False if args.no_cache else None,
-    )
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="argnb", description="Argumentation with LLMs.")
+    parser = Parser(prog="argnb", description="Argumentation with LLMs.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in MODULES:
         try:
@@ -66,13 +48,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(exc: ArgnbError) -> str:
+    """``error: what went wrong -- fix: what to do``, on one line whatever the message holds."""
+    msg = " ".join(str(exc.message).split())
+    return f"error: {msg}" + (f" -- fix: {' '.join(exc.hint.split())}" if exc.hint else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except ArgnbError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(

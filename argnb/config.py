@@ -80,21 +80,23 @@ def connect(
     host: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
+    timeout: float | None = None,
     cache: bool | None = None,
     options: Options | None = None,
     make_default: bool = True,
     **kw: Any,
 ) -> Backend:
-    """Build a backend from arguments / environment / config and (by default) make it current.
+    """Build a backend from arguments / environment / config and (by default) make it current::
 
-    >>> b = connect("local")                              # embedded SmolLM2, offline
-    >>> b = connect("ollama", "llama3.2")                 # needs `ollama serve`
-    >>> b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
-    >>> b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
+    b = connect("local")                              # embedded SmolLM2, offline
+    b = connect("ollama", "llama3.2")                 # needs `ollama serve`
+    b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
+    b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
     """
     name, chosen = resolve(backend, model)
     cfg = read_config()
     common: dict[str, Any] = {"options": options, **kw}
+    remote = {} if timeout is None else {"timeout": timeout}  # the local model needs none
     if _cache_enabled(cache):
         from argnb.llm.cache import ResponseCache
 
@@ -106,12 +108,12 @@ def connect(
     elif name == "ollama":
         from argnb.llm.ollama import OllamaBackend
 
-        b = OllamaBackend(chosen, host=host or cfg.get("host"), **common)
+        b = OllamaBackend(chosen, host=host or cfg.get("host"), **remote, **common)
     else:
         from argnb.llm.openai import OpenAIBackend
 
         b = OpenAIBackend(
-            chosen, base_url=base_url or cfg.get("base_url"), api_key=api_key, **common
+            chosen, base_url=base_url or cfg.get("base_url"), api_key=api_key, **remote, **common
         )
     if make_default:
         set_default_backend(b)

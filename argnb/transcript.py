@@ -102,7 +102,7 @@ def payload_class(kind: str) -> type[Payload]:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != module:
+            if not (exc.name and module.startswith(exc.name)):
                 raise
     return _PAYLOADS.get(kind, Payload)
 
@@ -141,6 +141,28 @@ class Cost(BaseModel):
         )
 
 
+class Costed:
+    """Read-only ``usage``, ``calls`` and ``latency_s`` for anything that can sum its ``cost``
+    (a transcript, a result view over some of its turns)."""
+
+    @property
+    def cost(self) -> Cost:  # pragma: no cover - every user defines it
+        raise NotImplementedError
+
+    @property
+    def usage(self) -> Usage:
+        return self.cost.usage
+
+    @property
+    def calls(self) -> int:
+        """Model calls (failed answers and repair turns included)."""
+        return self.cost.calls
+
+    @property
+    def latency_s(self) -> float:
+        return self.cost.latency_s
+
+
 class Turn(BaseModel):
     """One contribution: who spoke, in which role, what they said and its structured form."""
 
@@ -173,7 +195,7 @@ class Turn(BaseModel):
         return Cost(usage=self.usage, calls=self.calls, latency_s=self.latency_s)
 
 
-class Transcript(BaseModel):
+class Transcript(Costed, BaseModel):
     """An ordered list of turns plus what the protocol concluded."""
 
     version: int = FORMAT_VERSION
@@ -211,15 +233,6 @@ class Transcript(BaseModel):
     @property
     def cost(self) -> Cost:
         return Cost.of(self.turns)
-
-    @property
-    def usage(self) -> Usage:
-        return self.cost.usage
-
-    @property
-    def calls(self) -> int:
-        """Model calls behind this transcript (failed answers and repair turns included)."""
-        return self.cost.calls
 
     # -- persistence ---------------------------------------------------------------------
     def to_json(self, **kw: Any) -> str:

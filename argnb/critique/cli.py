@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
+
+from argnb.cli_common import print_json
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from argnb.cli import backend_from_args
+    from argnb.cli_common import backend_from_args, output_path
     from argnb.critique.data import load
     from argnb.critique.judge import Judge, run_judge
 
     data = load(args.data)
     if args.limit:
         data = data.subset(data.ids[: args.limit])
+    output_path(args.out)
     backend = backend_from_args(args)
     judge = Judge(backend, args.judge, few_shot=args.few_shot)
     start = time.perf_counter()
-    records = run_judge(judge, data, out=args.out, concurrency=args.concurrency)
+    records = run_judge(
+        judge, data, out=args.out, concurrency=args.concurrency, progress=not args.quiet
+    )
     wall = time.perf_counter() - start
     failed = sum(1 for r in records if r.get("error"))
     tokens = sum(sum((r.get("usage") or {}).values()) for r in records)
@@ -52,12 +56,12 @@ def _score(args: argparse.Namespace) -> int:
     s.info["models"] = models
     print(s)
     if args.json:
-        print(json.dumps(s.to_dict(), ensure_ascii=False))
+        print_json(s.to_dict())
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int
 
     p = sub.add_parser("critique", help="rate critiques on the 7-dimension rubric; score judges")
     cmds = p.add_subparsers(dest="critique_command", required=True)
@@ -72,10 +76,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     j.add_argument("--data", required=True, help="critiques: our JSON Lines, or an ACORN export")
     j.add_argument("--judge", choices=["baseline", "rubric"], default="baseline")
     j.add_argument("--few-shot", action="store_true", help="show the judge two worked examples")
-    j.add_argument("--out", required=True, help="predictions file (JSON Lines, appended to)")
-    j.add_argument("--limit", type=int, default=0, help="only the first N critiques")
-    j.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     add_backend_args(j)
+    add_run_args(
+        j,
+        out="predictions file (JSON Lines, appended to)",
+        out_required=True,
+        limit=True,
+        concurrency=True,
+    )
     j.set_defaults(func=_judge)
 
     s = cmds.add_parser(
@@ -90,7 +98,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--pred", required=True, help="predictions file written by `critique judge`")
     s.add_argument("--human", default="mean", help="a rater's name, or 'mean' of all raters")
     s.add_argument("--recalibrate", action="store_true", help="map scores onto the human spread")
-    s.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    s.add_argument(
+        "--bootstrap", type=positive_int, default=1000, help="bootstrap resamples (default 1000)"
+    )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print the metrics as JSON on the last line")
     s.set_defaults(func=_score)

@@ -22,16 +22,12 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from argnb.critique.rubric import DIMENSIONS, clean_ratings
-from argnb.errors import ArgnbError
+from argnb.datafiles import DataError, read_text
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "critique"
 
 #: ``human=`` value meaning "average the raters, dimension by dimension"
 MEAN = "mean"
-
-
-class DataError(ArgnbError):
-    """A data file is missing, malformed, or refers to critiques that do not exist."""
 
 
 class RatedCritique(BaseModel):
@@ -163,9 +159,7 @@ class CritiqueDataset:
 
 def _records(path: Path) -> list[dict[str, Any]]:
     """Records of a .jsonl, .json (a list, or {"data"/"items": [...]}) or .yaml/.yml file."""
-    if not path.exists():
-        raise DataError(f"no such file: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     suffix = path.suffix.lower()
     try:
         if suffix in (".yaml", ".yml"):

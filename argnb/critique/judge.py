@@ -13,19 +13,22 @@ as soon as it is done, so an interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, create_model
 
+from argnb.agents import Agent
 from argnb.critique.data import CritiqueDataset, RatedCritique
-from argnb.critique.rubric import DIMENSIONS, LABELS, PROMPTS, prompt_text, rubric_text
-from argnb.errors import InvalidOutput
+from argnb.critique.payloads import JudgeRating
+from argnb.critique.rubric import DIMENSIONS, LABELS, PROMPTS, rubric_text
+from argnb.llm.answer import Answer
 from argnb.llm.base import Backend, Message, Options
-from argnb.llm.structured import astructured_call
+from argnb.prompts import load
+from argnb.transcript import Transcript, Turn
 
 #: the scores a judge may give: 0, 0.05, ..., 1
 GRID: tuple[float, ...] = tuple(round(k * 0.05, 2) for k in range(21))
@@ -33,15 +36,18 @@ Score = Literal[GRID]  # type: ignore[valid-type]
 
 JudgeKind = Literal["baseline", "rubric"]
 
+#: how much of an answer that never validated a judgement keeps
+RAW_KEPT = 4000
 
-class BaselineAnswer(BaseModel):
+
+class BaselineAnswer(Answer):
     """The baseline judge's answer: think step by step, then one overall score."""
 
     reasoning: str = Field(max_length=1000, description="step-by-step thinking, written first")
     overall: Score = Field(description="all things considered, from 0 to 1")
 
 
-class DimensionAnswer(BaseModel):
+class DimensionAnswer(Answer):
     """Reasoning about one dimension, then its score."""
 
     reasoning: str = Field(max_length=400)
@@ -51,40 +57,86 @@ class DimensionAnswer(BaseModel):
 #: the full-rubric judge's answer: one (reasoning, score) per dimension, in rubric order
 RubricAnswer = create_model(  # type: ignore[call-overload]
     "RubricAnswer",
+    __base__=Answer,
     __doc__="Reasoning and a score for each of the seven dimensions, in rubric order.",
     **{d: (DimensionAnswer, Field(description=LABELS[d])) for d in DIMENSIONS},
 )
 
 
-class Judgement(BaseModel):
-    """One judge's rating of one critique, with what it cost."""
+@dataclass(frozen=True)
+class Judgement:
+    """One judge's rating of one critique: a read-only view of the judge's transcript turn."""
 
-    critique_id: str
-    ratings: dict[str, float]
-    reasoning: str = ""
-    reasoning_by_dimension: dict[str, str] = Field(default_factory=dict)
-    usage: dict[str, int] = Field(default_factory=dict)
-    latency_s: float = 0.0
-    judge: str = ""
-    backend: str = ""
-    model: str = ""
-    error: str | None = None  # set when the model's answer never validated (ratings are empty)
+    transcript: Transcript
+
+    @property
+    def turn(self) -> Turn:
+        return self.transcript.turns[-1]
+
+    @property
+    def rating(self) -> JudgeRating:
+        return self.turn.payload  # type: ignore[return-value]
+
+    @property
+    def critique_id(self) -> str:
+        return self.rating.critique_id
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        return dict(self.rating.ratings)
+
+    @property
+    def reasoning(self) -> str:
+        return self.turn.text
+
+    @property
+    def reasoning_by_dimension(self) -> dict[str, str]:
+        return dict(self.rating.reasoning_by_dimension)
+
+    @property
+    def judge(self) -> str:
+        return self.rating.judge
+
+    @property
+    def error(self) -> str | None:
+        """Why the answer never validated (None when it did; then ``ratings`` is empty)."""
+        return self.rating.error or None
+
+    @property
+    def usage(self) -> dict[str, int]:
+        u = self.transcript.usage
+        return {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens}
+
+    @property
+    def latency_s(self) -> float:
+        return self.transcript.cost.latency_s
+
+    @property
+    def backend(self) -> str:
+        return self.turn.backend
+
+    @property
+    def model(self) -> str:
+        return self.turn.model
 
     def record(self) -> dict[str, Any]:
-        """One line of a predictions file."""
-        rec = self.model_dump()
-        if not rec["reasoning_by_dimension"]:
-            rec.pop("reasoning_by_dimension")
-        if rec["error"] is None:
-            rec.pop("error")
+        """One line of a predictions file (with the transcript it was read from)."""
+        rec: dict[str, Any] = {
+            "critique_id": self.critique_id,
+            "ratings": self.ratings,
+            "reasoning": self.reasoning,
+            "usage": self.usage,
+            "latency_s": self.latency_s,
+            "judge": self.judge,
+            "backend": self.backend,
+            "model": self.model,
+        }
+        if self.reasoning_by_dimension:
+            rec["reasoning_by_dimension"] = self.reasoning_by_dimension
+        if self.error is not None:
+            rec["error"] = self.error
+        rec["transcript"] = self.transcript.model_dump(mode="json")
         return rec
-
-
-def fill(template: str, **values: str) -> str:
-    """Put values into ``{{name}}`` slots (prompt text itself may contain braces)."""
-    for key, value in values.items():
-        template = template.replace("{{" + key + "}}", value)
-    return template
 
 
 def load_examples_for_prompt(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -115,6 +167,7 @@ class Judge:
         self.options = options or backend.options.model_copy(
             update={"max_tokens": 1024 if kind == "baseline" else 2048}
         )
+        self.agent = Agent(self.name, backend, self.options)
 
     @property
     def schema(self) -> type[BaseModel]:
@@ -127,7 +180,7 @@ class Judge:
     def prompt(self, position: str, critique: str) -> str:
         """The user turn for one critique (the rubric judge's instructions are the system turn)."""
         name = "baseline" if self.kind == "baseline" else "pair"
-        return fill(prompt_text(name), position=position, critique=critique)
+        return load("argnb.critique", name).render(position=position, critique=critique)
 
     def messages(self, position: str, critique: str) -> list[Message]:
         """[rubric as system turn], few-shot examples as earlier user/assistant turns, the critique.
@@ -136,7 +189,7 @@ class Judge:
         """
         msgs: list[Message] = []
         if self.kind == "rubric":
-            system = fill(prompt_text("rubric_judge"), rubric=rubric_text())
+            system = load("argnb.critique", "rubric_judge").render(rubric=rubric_text())
             msgs.append(Message(role="system", content=system))
         for ex in self.examples:
             msgs.append(Message(role="user", content=self.prompt(ex["position"], ex["critique"])))
@@ -158,50 +211,45 @@ class Judge:
             )
         return ans.model_dump_json()
 
+    def _record(self, value: BaseModel, critique_id: str) -> tuple[JudgeRating, str]:
+        """The typed payload and the reasoning text of a validated answer."""
+        if isinstance(value, BaselineAnswer):
+            rating = JudgeRating(
+                critique_id=critique_id, judge=self.name, ratings={"overall": float(value.overall)}
+            )
+            return rating, value.reasoning
+        per = {d: getattr(value, d) for d in DIMENSIONS}
+        rating = JudgeRating(
+            critique_id=critique_id,
+            judge=self.name,
+            ratings={d: float(a.score) for d, a in per.items()},
+            reasoning_by_dimension={d: a.reasoning for d, a in per.items()},
+        )
+        return rating, "\n".join(f"{LABELS[d]}: {a.reasoning}" for d, a in per.items())
+
     async def arate(self, item: RatedCritique) -> Judgement:
         """Rate one critique. An answer that never validates gives a Judgement with ``error`` set."""
-        start = time.perf_counter()
-        base = {
-            "critique_id": item.critique_id,
-            "judge": self.name,
-            "backend": self.backend.name,
-            "model": self.backend.model,
-        }
-        try:
-            out = await astructured_call(
-                self.backend,
-                self.messages(item.position, item.critique),
-                self.schema,
-                options=self.options,
-            )
-        except InvalidOutput as exc:
-            return Judgement(
-                **base,
-                ratings={},
-                reasoning=exc.raw[:4000],
-                error=exc.errors or str(exc),
-                latency_s=time.perf_counter() - start,
-            )
-        usage = out.usage
-        cost = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
-        value = out.value
-        if isinstance(value, BaselineAnswer):
-            return Judgement(
-                **base,
-                ratings={"overall": float(value.overall)},
-                reasoning=value.reasoning,
-                usage=cost,
-                latency_s=out.latency_s,
-            )
-        per = {d: getattr(value, d) for d in DIMENSIONS}
-        return Judgement(
-            **base,
-            ratings={d: float(a.score) for d, a in per.items()},
-            reasoning="\n".join(f"{LABELS[d]}: {a.reasoning}" for d, a in per.items()),
-            reasoning_by_dimension={d: a.reasoning for d, a in per.items()},
-            usage=cost,
-            latency_s=out.latency_s,
+        resp = await self.agent.arespond(
+            self.messages(item.position, item.critique), self.schema, role="rate"
         )
+        if resp.valid:
+            rating, text = self._record(resp.value, item.critique_id)
+        else:
+            rating = JudgeRating(
+                critique_id=item.critique_id, judge=self.name, ratings={}, error=resp.error
+            )
+            text = resp.turn.payload["raw"][:RAW_KEPT]
+        tr = Transcript(
+            kind="critique-judge",
+            title=f"{self.name} judge on {item.critique_id}",
+            meta={"critique_id": item.critique_id, "judge": self.name, **self.backend.describe()},
+            turns=[
+                *resp.turns[:-1],
+                resp.turn.model_copy(update={"payload": rating, "text": text}),
+            ],
+            outcome={"ratings": rating.ratings},
+        )
+        return Judgement(tr)
 
     def rate(self, item: RatedCritique) -> Judgement:
         """Sync twin of :meth:`arate` (works inside Jupyter too)."""
@@ -223,46 +271,50 @@ def run_judge(
     Re-running with the same ``out`` skips critiques already in it (resume after a crash or
     Ctrl-C). Returns all records (old and new) in dataset order.
     """
-    from argnb.batch import read_jsonl, run_batch
+    from argnb.batch import run_batch
+    from argnb.critique.data import DataError
+    from argnb.prompts import fingerprint, prompts_dir
 
-    if out is not None:
-        mine = (judge.name, judge.backend.name, judge.backend.model)
-        for rec in read_jsonl(out):
-            theirs = (rec.get("judge"), rec.get("backend"), rec.get("model"))
-            if theirs != mine:
-                from argnb.critique.data import DataError
-
-                raise DataError(
-                    f"{out} already holds predictions of the {theirs[0]} judge on "
-                    f"{theirs[1]}:{theirs[2]}; resuming there would mix two judges",
-                    hint="use another --out file (or delete this one to start over)",
-                )
     items = list(items)
     by_id = {it.critique_id: it for it in items}
 
     async def one(row: dict[str, Any]) -> dict[str, Any]:
         return (await judge.arate(by_id[row["critique_id"]])).record()
 
+    config = {
+        "judge": judge.name,
+        **judge.backend.describe(),
+        "prompts": fingerprint(prompts_dir("argnb.critique")),
+    }
     return run_batch(
         one,
-        [{"critique_id": it.critique_id} for it in items],
+        [{"critique_id": it.critique_id, "critique": it.critique} for it in items],
         out=out,
         key="critique_id",
         concurrency=concurrency,
         desc=f"{judge.name} judge",
         progress=progress,
+        config=config,
+        guard={"runs": "judges", "error": DataError},
     )
 
 
 def read_predictions(path: str | Path) -> list[dict[str, Any]]:
     """Records of a predictions file (a torn last line from a crash is ignored)."""
     from argnb.batch import read_jsonl
+    from argnb.critique.data import DataError
+    from argnb.datafiles import existing_file
 
     p = Path(path)
     if not p.exists():
-        from argnb.critique.data import DataError
-
         raise DataError(
             f"no predictions file at {p}", hint="run `argnb critique judge ... --out` first"
         )
-    return read_jsonl(p)
+    records = read_jsonl(existing_file(p, "--pred"), key="critique_id")
+    for n, rec in enumerate(records, start=1):
+        if not isinstance(rec.get("critique_id"), str) or not isinstance(rec.get("ratings"), dict):
+            raise DataError(
+                f"{p}: record {n} is not a judge's prediction (needs critique_id and ratings)",
+                hint="give a file written by `argnb critique judge --out`",
+            )
+    return records

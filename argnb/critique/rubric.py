@@ -166,14 +166,9 @@ class Rating(BaseModel):
 
 
 @cache
-def prompt_text(name: str) -> str:
-    """A prompt template from ``argnb/critique/prompts/<name>.md``."""
-    return (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
-
-
 def rubric_text() -> str:
-    """The full rubric guidance, as judges and learners read it."""
-    return prompt_text("rubric")
+    """The full rubric guidance, as judges and learners read it (``prompts/rubric.md``)."""
+    return (PROMPTS / "rubric.md").read_text(encoding="utf-8")
 
 
 def rubric_table() -> Any:

@@ -23,7 +23,7 @@ EXPORTS = ("aif", "argdown", "graphml", "html")
 
 
 def register(subparsers) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int
 
     p = subparsers.add_parser(
         "dialectic", help="dialectical protocol: arguments, attacks, synthesis"
@@ -44,24 +44,16 @@ def register(subparsers) -> None:
         help="no model: replay the formal example's answers (camera only)",
     )
     run.add_argument(
-        "--max-attacks", type=_positive, default=6, help="attacks per line (hard cap, >= 1)"
+        "--max-attacks", type=positive_int, default=6, help="attacks per line (hard cap, >= 1)"
     )
     run.add_argument("--export", choices=EXPORTS, help="also write the argument map")
     run.add_argument("--to", type=Path, help="file for --export")
     run.add_argument("--transcript", type=Path, help="save the transcript (JSON) here")
-    run.add_argument("--json", action="store_true", help="last line: one JSON summary")
-    run.add_argument("--quiet", action="store_true", help="do not print the turns")
+    add_run_args(run)
     run.set_defaults(func=cmd_run)
 
     ex = sub.add_parser("examples", help="list the packaged examples")
     ex.set_defaults(func=cmd_examples)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def load_case(spec: str):
@@ -79,12 +71,15 @@ def load_case(spec: str):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from argnb.cli_common import output_path
     from argnb.dialectic.protocol import run_dialogue
     from argnb.dialectic.views import format_turn
 
     if args.export and not args.to:
         raise ArgnbError("--export needs --to FILE", hint="e.g. --export aif --to dialogue.json")
     case = load_case(args.example)
+    output_path(args.to, "--to")  # checked before the (possibly paid) dialogue runs
+    output_path(args.transcript, "--transcript")
     if args.reference:
         if args.example != "camera":
             raise ArgnbError(
@@ -95,7 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         backend = camera_reference_backend()
     else:
-        from argnb.cli import backend_from_args
+        from argnb.cli_common import backend_from_args
 
         backend = backend_from_args(args)
     out = sys.stdout
@@ -113,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {args.export} to {args.to}", file=out)
     summary = dialogue.summary()
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False), file=out)
+        print(json.dumps(summary, ensure_ascii=False), file=out, flush=True)
     else:
         print(f"outcome: {summary['outcome']}", file=out)
         print(f"final answer: {summary['final_answer']}", file=out)

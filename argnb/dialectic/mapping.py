@@ -10,7 +10,7 @@ assumption it shows false. Inference and conclusion nodes carry the argument's g
 from __future__ import annotations
 
 from argnb.dialectic.novelty import normalise
-from argnb.dialectic.record import arguments, attacks, labelling
+from argnb.dialectic.record import DialogueRecord
 from argnb.maps import ArgumentMap
 from argnb.transcript import Transcript
 
@@ -18,8 +18,9 @@ from argnb.transcript import Transcript
 def dialogue_map(tr: Transcript, *, symmetric_rebuts: bool = False) -> ArgumentMap:
     """Build the map of a finished (or partial) dialogue, coloured by grounded semantics."""
     m = ArgumentMap(tr.title)
-    labels = labelling(tr, symmetric_rebuts=symmetric_rebuts)
-    records = arguments(tr)
+    record = DialogueRecord.of(tr)
+    labels = record.labelling(symmetric_rebuts=symmetric_rebuts)
+    records = record.arguments
     claim_of: dict[tuple[str, str], str] = {}  # (arg id, normalised consequent) -> node id
     rule_of_assumption: dict[tuple[str, str], tuple[str, str]] = {}  # -> (inference id, node)
     final_claim: dict[str, str] = {}
@@ -73,7 +74,7 @@ def dialogue_map(tr: Transcript, *, symmetric_rebuts: bool = False) -> ArgumentM
             if last:
                 final_claim[rec.id] = cid
 
-    for att in attacks(tr):
+    for att in record.attacks:
         if att.attacker not in final_claim or att.target not in records:
             continue
         move = f"m{records[att.attacker].turn}"

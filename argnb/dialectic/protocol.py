@@ -34,25 +34,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from argnb.agents import Agent, Response, bullets
 from argnb.dialectic import prompts
 from argnb.dialectic.attacks import Attack, admissible_kinds, check_attack, defeats, well_formed
 from argnb.dialectic.novelty import Embed, PremiseMemory
-from argnb.dialectic.schema import (
-    Argument,
-    AttackAnswer,
-    Case,
-    MainArgumentAnswer,
-)
+from argnb.dialectic.payloads import ArgumentMove, AttackMove, LineVerdict, Pass
+from argnb.dialectic.schema import Argument, AttackAnswer, Case, MainArgumentAnswer
 from argnb.dialectic.semantics import grounded_labelling
-from argnb.errors import InvalidOutput
-from argnb.llm.base import Backend, Message, Options
-from argnb.llm.structured import Structured, structured_call
-from argnb.transcript import Transcript, Turn
+from argnb.dialectic.synthesis import synthesize
+from argnb.llm.base import Backend, Options
+from argnb.transcript import Payload, Transcript, Turn
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -67,15 +62,6 @@ def call_bound(max_attacks: int = DEFAULT_MAX_ATTACKS) -> int:
 def turn_bound(max_attacks: int = DEFAULT_MAX_ATTACKS) -> int:
     """Most agent turns (accepted or not) one dialogue can have, repairs not counted."""
     return 2 * (max_attacks + 1) + 3
-
-
-@dataclass
-class Attempt:
-    """The outcome of asking an agent, with at most one protocol repair."""
-
-    value: Any = None
-    result: Structured | None = None
-    problems: list[str] = field(default_factory=list)
 
 
 class DialecticProtocol:
@@ -98,15 +84,23 @@ class DialecticProtocol:
     ) -> None:
         if max_attacks < 1:
             raise ValueError("max_attacks must be at least 1")
-        self.backend = backend
         self.case = case
         self.max_attacks = max_attacks
-        self.options = options
         self.on_turn = on_turn
+        self.agents = [
+            Agent(
+                stance.name,
+                backend,
+                options,
+                system=prompts.render(
+                    "system", agent=stance.name, issue=case.issue, stance=stance.describe()
+                ),
+            )
+            for stance in case.agents
+        ]
         self.memory = PremiseMemory(embed=embed)
         self.args: dict[str, tuple[int, Argument]] = {}
         self.attacks: list[Attack] = []
-        self.calls = 0
         self.transcript = Transcript(
             kind="dialectic",
             title=case.issue,
@@ -132,25 +126,11 @@ class DialecticProtocol:
             self.on_turn(turn)
         return turn
 
-    def system(self, side: int) -> Message:
-        stance = self.case.agents[side]
-        return Message(
-            role="system",
-            content=prompts.render(
-                "system", agent=stance.name, issue=self.case.issue, stance=stance.describe()
-            ),
-        )
-
-    def _turn_fields(self, res: Structured | None) -> dict[str, Any]:
-        if res is None:
-            return {}
-        last = res.replies[-1]
-        return {
-            "usage": res.usage,
-            "latency_s": res.latency_s,
-            "model": last.model,
-            "backend": last.backend,
-        }
+    def add_argument(self, side: int, arg: Argument) -> str:
+        """Register an accepted argument of ``side``; return its new id."""
+        arg_id = self._new_id()
+        self.args[arg_id] = (side, arg)
+        return arg_id
 
     def ask(
         self,
@@ -163,53 +143,34 @@ class DialecticProtocol:
         line: int | None,
         fallback: str,
         strict: bool = True,
-    ) -> Attempt:
+    ) -> Response[T]:
         """Ask ``side`` for a ``schema`` answer; rule-check it; one repair; record rejections.
 
         ``strict=False`` (the synthesis steps) keeps a schema-valid second answer that still has
-        problems; they are returned in ``problems`` and recorded in the turn's payload.
+        problems; they are returned in ``problems``. The accepted answer is not recorded here:
+        the caller records it with :meth:`accept` and its typed payload.
         """
-        messages = [self.system(side), Message(role="user", content=task)]
-        attempt = Attempt()
-        for n in (1, 2):
-            try:
-                res = structured_call(self.backend, messages, schema, options=self.options)
-            except InvalidOutput as exc:
-                self.calls += 2
-                attempt.problems = [f"the answer did not fit the schema: {exc.errors}"]
-                raw = exc.raw
-                res = None
-            else:
-                self.calls += len(res.replies)
-                attempt.problems = check(res.value)
-                raw = res.raw
-                if not attempt.problems or (n == 2 and not strict):
-                    attempt.value, attempt.result = res.value, res
-                    return attempt
-            self._record(
-                Turn(
-                    speaker=self.name(side),
-                    role=f"rejected {role}",
-                    text="; ".join(attempt.problems),
-                    payload={"attempt": n, "problems": attempt.problems, "raw": raw[:2000]},
-                    round=line,
-                    valid=False,
-                    **self._turn_fields(res),
-                )
-            )
-            if n == 2:
-                break
-            repair = prompts.render(
-                "repair",
-                problems="\n".join(f"- {p}" for p in attempt.problems),
-                fallback=fallback,
-            )
-            messages = [
-                *messages,
-                Message(role="assistant", content=raw or "{}"),
-                Message(role="user", content=repair),
-            ]
-        return attempt
+        resp = self.agents[side].respond(
+            task,
+            schema,
+            check=check,
+            role=role,
+            round=line,
+            strict=strict,
+            repair=lambda problems: prompts.render(
+                "repair", problems=bullets(problems), fallback=fallback
+            ),
+        )
+        for turn in resp.turns[:-1] if resp.valid else resp.turns:
+            self._record(turn)
+        return resp
+
+    def accept(self, resp: Response, payload: Payload, text: str, role: str | None = None) -> Turn:
+        """Record an accepted answer's turn (its cost as measured) with the protocol's payload."""
+        update: dict[str, Any] = {"payload": payload, "text": text}
+        if role is not None:
+            update["role"] = role
+        return self._record(resp.turn.model_copy(update=update))
 
     # -- phase 1: argument construction --------------------------------------------------
     def main_argument(self, side: int, line: int) -> str | None:
@@ -242,24 +203,9 @@ class DialecticProtocol:
         if got.value is None:
             return None
         arg = got.value.argument
-        arg_id = self._new_id()
-        self.args[arg_id] = (side, arg)
+        arg_id = self.add_argument(side, arg)
         self.memory.remember(self.name(side), arg.premises())
-        self._record(
-            Turn(
-                speaker=self.name(side),
-                role="argue",
-                text=arg.claim,
-                payload={
-                    "phase": "argument",
-                    "line": line,
-                    "arg_id": arg_id,
-                    "argument": arg.model_dump(),
-                },
-                round=line,
-                **self._turn_fields(got.result),
-            )
-        )
+        self.accept(got, ArgumentMove(line=line, arg_id=arg_id, argument=arg), arg.claim)
         return arg_id
 
     # -- phase 2: rebuttal ---------------------------------------------------------------
@@ -267,14 +213,13 @@ class DialecticProtocol:
         """Ask ``side`` to defeat ``target_id``; return the new argument's id, or None."""
         target_side, target = self.args[target_id]
         kinds = admissible_kinds(target)
-        base = {"phase": "rebuttal", "line": line, "target_id": target_id}
         if not kinds:
             self._record(
                 Turn(
                     speaker=self.name(side),
                     role="pass",
                     text=f"cannot counter {target_id}: it admits neither rebut nor undercut",
-                    payload={**base, "can_defeat": "NO", "reason": "no admissible attack"},
+                    payload=Pass(line=line, target_id=target_id, reason="no admissible attack"),
                     round=line,
                 )
             )
@@ -318,41 +263,31 @@ class DialecticProtocol:
         ans: AttackAnswer | None = got.value
         if ans is None or ans.can_defeat == "NO" or ans.argument is None:
             reason = "answered NO" if ans is not None else "no valid attack after one repair"
-            self._record(
-                Turn(
-                    speaker=self.name(side),
-                    role="pass",
-                    text=f"cannot counter {target_id} ({reason})",
-                    payload={**base, "can_defeat": "NO", "reason": reason},
-                    round=line,
-                    **self._turn_fields(got.result),
+            payload = Pass(line=line, target_id=target_id, reason=reason)
+            text = f"cannot counter {target_id} ({reason})"
+            if ans is not None:  # a valid "NO": the answer's own turn, with what it cost
+                self.accept(got, payload, text, role="pass")
+            else:  # the rejections are recorded already; the protocol notes the pass
+                self._record(
+                    Turn(
+                        speaker=self.name(side), role="pass", text=text, payload=payload, round=line
+                    )
                 )
-            )
             return None
-        arg_id = self._new_id()
-        self.args[arg_id] = (side, ans.argument)
+        arg_id = self.add_argument(side, ans.argument)
         self.memory.remember(self.name(side), ans.argument.premises())
         att = Attack(arg_id, target_id, ans.attack, checked.get("on", ans.target))  # type: ignore[arg-type]
         self.attacks.append(att)
-        defeated = (arg_id, target_id) in defeats(self.attacks)
-        self._record(
-            Turn(
-                speaker=self.name(side),
-                role="attack",
-                text=f"{ans.attack}s {target_id}: {ans.argument.claim}",
-                payload={
-                    **base,
-                    "arg_id": arg_id,
-                    "can_defeat": "YES",
-                    "attack": ans.attack,
-                    "target": att.on,
-                    "argument": ans.argument.model_dump(),
-                    "defeats": defeated,
-                },
-                round=line,
-                **self._turn_fields(got.result),
-            )
+        move = AttackMove(
+            line=line,
+            target_id=target_id,
+            arg_id=arg_id,
+            attack=ans.attack,
+            target=att.on,
+            argument=ans.argument,
+            defeats=(arg_id, target_id) in defeats(self.attacks),
         )
+        self.accept(got, move, f"{ans.attack}s {target_id}: {ans.argument.claim}")
         return arg_id
 
     def line(self, proponent: int, line: int) -> dict[str, Any]:
@@ -390,7 +325,7 @@ class DialecticProtocol:
                 role="verdict",
                 text=f"line {line}: {verdict['main_id']} {verdict['status']}"
                 + (f" ({verdict['reason']})" if verdict["reason"] else ""),
-                payload=verdict,
+                payload=LineVerdict(**verdict),
                 round=line,
             )
         )
@@ -398,9 +333,6 @@ class DialecticProtocol:
 
     # -- the whole protocol --------------------------------------------------------------
     def run(self) -> Dialogue:
-        from argnb.dialectic.record import labelling
-        from argnb.dialectic.synthesis import synthesize
-
         lines: list[dict[str, Any]] = []
         outcome, final_answer = "none", ""
         for side, no in ((0, 1), (1, 2)):
@@ -424,9 +356,9 @@ class DialecticProtocol:
             "final_answer": final_answer,
             "turns": turns,
             "rejected": sum(1 for t in tr.turns if not t.valid),
-            "model_calls": self.calls,
+            "model_calls": tr.calls,
             "lines": lines,
-            "labelling": labelling(tr),
+            "labelling": grounded_labelling(list(self.args), defeats(self.attacks)),
         }
         return Dialogue(tr)
 

@@ -1,8 +1,8 @@
-"""Read a dialectic transcript back into arguments, attacks and a Dung framework.
+"""A dialectic transcript read back as arguments, attacks and a Dung framework.
 
 Views (maps, labellings, exports) read transcripts only, so a saved dialogue can be re-rendered or
-re-analysed without a model. Turn payloads written by the protocol carry ``arg_id``, ``argument``
-and, for attacks, ``attack``, ``target_id`` and ``target``.
+re-analysed without a model. The turns' typed payloads (:mod:`argnb.dialectic.payloads`) carry
+each accepted argument and attack; :class:`DialogueRecord` collects them in one pass.
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from argnb.dialectic.attacks import Attack, defeats
-from argnb.dialectic.schema import Argument, strip_computed
+from argnb.dialectic.payloads import ArgumentMove, AttackMove, SynthesisAnswer
+from argnb.dialectic.schema import Argument
 from argnb.dialectic.semantics import Label, grounded_labelling, preferred_extensions
 from argnb.transcript import Transcript
+
+_ROLES = {ArgumentMove: "main", AttackMove: "attack", SynthesisAnswer: "synthesis"}
 
 
 @dataclass(frozen=True)
@@ -27,65 +30,78 @@ class ArgumentRecord:
     turn: int  # index of the transcript turn
 
 
+@dataclass(frozen=True)
+class DialogueRecord:
+    """Every accepted argument (in dialogue order) and attack of a transcript."""
+
+    arguments: dict[str, ArgumentRecord]
+    attacks: list[Attack]
+
+    @classmethod
+    def of(cls, tr: Transcript) -> DialogueRecord:
+        args: dict[str, ArgumentRecord] = {}
+        atts: list[Attack] = []
+        for i, t in enumerate(tr.turns):
+            p = t.payload
+            if not t.valid or type(p) not in _ROLES:
+                continue
+            args[p.arg_id] = ArgumentRecord(  # type: ignore[attr-defined]
+                id=p.arg_id,  # type: ignore[attr-defined]
+                agent=t.speaker,
+                argument=p.argument,  # type: ignore[attr-defined]
+                line=getattr(p, "line", None),
+                role=_ROLES[type(p)],
+                turn=i,
+            )
+            if isinstance(p, AttackMove):
+                atts.append(Attack(p.arg_id, p.target_id, p.attack, p.target))  # type: ignore[arg-type]
+        return cls(args, atts)
+
+    def framework(
+        self, *, symmetric_rebuts: bool = False
+    ) -> tuple[list[str], set[tuple[str, str]]]:
+        """Arguments and defeats of the dialogue.
+
+        By default an attack is what the dialogue recorded: A rebutted B. With
+        ``symmetric_rebuts=True`` each rebut is also read the other way (B's conclusion
+        contradicts A's just as much), which is how Prakken & Sartor's framework sees two
+        conflicting conclusions without priorities; the rule "A rebuts B and B does not undercut
+        A" then applies both ways.
+        """
+        atts = self.attacks
+        if symmetric_rebuts:
+            have = {(x.attacker, x.target) for x in atts}
+            reverse = [Attack(a.target, a.attacker, "rebut") for a in atts if a.kind == "rebut"]
+            atts = atts + [r for r in reverse if (r.attacker, r.target) not in have]
+        return list(self.arguments), defeats(atts)
+
+    def labelling(self, *, symmetric_rebuts: bool = False) -> dict[str, Label]:
+        """Grounded labelling (IN / OUT / UNDEC) of every argument of the dialogue."""
+        return grounded_labelling(*self.framework(symmetric_rebuts=symmetric_rebuts))
+
+
 def arguments(tr: Transcript) -> dict[str, ArgumentRecord]:
     """Every accepted argument, by id, in dialogue order."""
-    out: dict[str, ArgumentRecord] = {}
-    for i, t in enumerate(tr.turns):
-        p = t.payload
-        if not t.valid or "arg_id" not in p or "argument" not in p:
-            continue
-        role = {"argue": "main", "attack": "attack", "answer": "synthesis"}.get(t.role, t.role)
-        out[p["arg_id"]] = ArgumentRecord(
-            id=p["arg_id"],
-            agent=t.speaker,
-            argument=Argument.model_validate(strip_computed(p["argument"])),
-            line=p.get("line"),
-            role=role,
-            turn=i,
-        )
-    return out
+    return DialogueRecord.of(tr).arguments
 
 
 def attacks(tr: Transcript) -> list[Attack]:
     """Every accepted attack."""
-    return [
-        Attack(
-            t.payload["arg_id"], t.payload["target_id"], t.payload["attack"], t.payload["target"]
-        )
-        for t in tr.turns
-        if t.valid and t.role == "attack" and "arg_id" in t.payload
-    ]
+    return DialogueRecord.of(tr).attacks
 
 
 def framework_of(
     tr: Transcript, *, symmetric_rebuts: bool = False
 ) -> tuple[list[str], set[tuple[str, str]]]:
-    """Arguments and defeats of the dialogue.
-
-    By default an attack is what the dialogue recorded: A rebutted B. With
-    ``symmetric_rebuts=True`` each rebut is also read the other way (B's conclusion contradicts
-    A's just as much), which is how Prakken & Sartor's framework sees two conflicting conclusions
-    without priorities; the rule "A rebuts B and B does not undercut A" then applies both ways.
-    """
-    args = list(arguments(tr))
-    atts = attacks(tr)
-    if symmetric_rebuts:
-        reverse = [Attack(a.target, a.attacker, "rebut") for a in atts if a.kind == "rebut"]
-        atts = atts + [
-            r
-            for r in reverse
-            if (r.attacker, r.target) not in {(x.attacker, x.target) for x in atts}
-        ]
-    return args, defeats(atts)
+    """Arguments and defeats of the dialogue (see :meth:`DialogueRecord.framework`)."""
+    return DialogueRecord.of(tr).framework(symmetric_rebuts=symmetric_rebuts)
 
 
 def labelling(tr: Transcript, *, symmetric_rebuts: bool = False) -> dict[str, Label]:
     """Grounded labelling (IN / OUT / UNDEC) of every argument of the dialogue."""
-    args, ds = framework_of(tr, symmetric_rebuts=symmetric_rebuts)
-    return grounded_labelling(args, ds)
+    return DialogueRecord.of(tr).labelling(symmetric_rebuts=symmetric_rebuts)
 
 
 def preferred(tr: Transcript, *, symmetric_rebuts: bool = False) -> list[set[str]]:
     """Preferred extensions of the dialogue's framework."""
-    args, ds = framework_of(tr, symmetric_rebuts=symmetric_rebuts)
-    return preferred_extensions(args, ds)
+    return preferred_extensions(*framework_of(tr, symmetric_rebuts=symmetric_rebuts))

@@ -18,21 +18,50 @@ not restate either conclusion.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from argnb.agents import Response
 from argnb.dialectic import prompts
 from argnb.dialectic.novelty import similarity
+from argnb.dialectic.payloads import Characterization, Generalization, SynthesisAnswer
 from argnb.dialectic.schema import (
     Argument,
+    Case,
     CharacterizationAnswer,
     FinalAnswer,
     GeneralizationAnswer,
     Rule,
 )
-from argnb.transcript import Turn
+from argnb.transcript import Payload, Turn
 
-if TYPE_CHECKING:
-    from argnb.dialectic.protocol import DialecticProtocol
+
+class Speaker(Protocol):
+    """What synthesis needs from the protocol running it (see DialecticProtocol)."""
+
+    case: Case
+
+    def name(self, side: int) -> str: ...
+
+    def ask(
+        self,
+        side: int,
+        task: str,
+        schema: Any,
+        check: Callable[[Any], list[str]],
+        *,
+        role: str,
+        line: int | None,
+        fallback: str,
+        strict: bool = True,
+    ) -> Response[Any]: ...
+
+    def accept(
+        self, resp: Response, payload: Payload, text: str, role: str | None = None
+    ) -> Turn: ...
+
+    def add_argument(self, side: int, arg: Argument) -> str: ...
+
 
 COPY_THRESHOLD = 0.9
 
@@ -77,12 +106,11 @@ def check_answer(ans: FinalAnswer, claims: list[str]) -> list[str]:
     ]
 
 
-def synthesize(proto: DialecticProtocol, arg1: Argument, arg2: Argument) -> dict[str, Any]:
+def synthesize(proto: Speaker, arg1: Argument, arg2: Argument) -> dict[str, Any]:
     """Run the three steps as agent 1 of ``proto``; record each turn; return what was built."""
     w1, w2 = arg1.warrant, arg2.warrant
     a1, a2 = proto.name(0), proto.name(1)
     out: dict[str, Any] = {}
-    fields = proto._turn_fields
 
     task = prompts.render(
         "characterize", agent1=a1, agent2=a2, warrant1=warrant_text(w1), warrant2=warrant_text(w2)
@@ -101,19 +129,10 @@ def synthesize(proto: DialecticProtocol, arg1: Argument, arg2: Argument) -> dict
         return out
     chars: CharacterizationAnswer = got.value
     out["C1"], out["C2"] = chars.C1.model_dump(), chars.C2.model_dump()
-    proto._record(
-        Turn(
-            speaker=a1,
-            role="characterize",
-            text=f"C1: {chars.C1.consequent} | C2: {chars.C2.consequent}",
-            payload={
-                "phase": "synthesis",
-                "C1": out["C1"],
-                "C2": out["C2"],
-                "problems": got.problems,
-            },
-            **fields(got.result),
-        )
+    proto.accept(
+        got,
+        Characterization(C1=chars.C1, C2=chars.C2, problems=list(got.problems)),
+        f"C1: {chars.C1.consequent} | C2: {chars.C2.consequent}",
     )
 
     task = prompts.render(
@@ -135,15 +154,7 @@ def synthesize(proto: DialecticProtocol, arg1: Argument, arg2: Argument) -> dict
         return out
     core = got.value.E
     out["E"] = core.model_dump()
-    proto._record(
-        Turn(
-            speaker=a1,
-            role="generalize",
-            text=core.consequent,
-            payload={"phase": "synthesis", "E": out["E"], "problems": got.problems},
-            **fields(got.result),
-        )
-    )
+    proto.accept(got, Generalization(E=core, problems=list(got.problems)), core.consequent)
 
     task = prompts.render(
         "answer",
@@ -170,22 +181,13 @@ def synthesize(proto: DialecticProtocol, arg1: Argument, arg2: Argument) -> dict
         return out
     answer = got.value.final_answer
     out["final_answer"] = answer
-    arg_id = proto._new_id()
     synth = Argument.simple(core.strong, answer)
-    proto.args[arg_id] = (0, synth)
-    proto._record(
-        Turn(
-            speaker=a1,
-            role="answer",
-            text=answer,
-            payload={
-                "phase": "synthesis",
-                "arg_id": arg_id,
-                "final_answer": answer,
-                "argument": synth.model_dump(),
-                "problems": got.problems,
-            },
-            **fields(got.result),
-        )
+    arg_id = proto.add_argument(0, synth)
+    proto.accept(
+        got,
+        SynthesisAnswer(
+            arg_id=arg_id, final_answer=answer, argument=synth, problems=list(got.problems)
+        ),
+        answer,
     )
     return out

@@ -5,49 +5,59 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from argnb.transcript import Transcript, Turn
+from argnb.dialectic.payloads import (
+    ARGUMENT_KINDS,
+    AttackMove,
+    Characterization,
+    Generalization,
+    SynthesisAnswer,
+)
+from argnb.dialectic.schema import Argument, Characterized
+from argnb.transcript import Rejected, Transcript, Turn
 
 
-def _rules_text(arg: dict[str, Any]) -> list[str]:
+def _rules_text(arg: Argument) -> list[str]:
     lines = []
-    for r in arg.get("rules", []):
-        ante = r["antecedent"]
-        parts = list(ante.get("strong", []))
-        parts += [f"[assuming] {a}" for a in ante.get("weak_negation", [])]
-        lines.append(f"    {r.get('id', '')}: {' ; '.join(parts)}  =>  {r['consequent']}")
+    for r in arg.rules:
+        parts = list(r.antecedent.strong)
+        parts += [f"[assuming] {a}" for a in r.antecedent.weak_negation]
+        lines.append(f"    {r.id}: {' ; '.join(parts)}  =>  {r.consequent}")
     return lines
+
+
+def _line(p: Any) -> str:
+    line = getattr(p, "line", None)
+    return f"[line {line}] " if line else ""
 
 
 def format_turn(t: Turn) -> str:
     """One turn as a few lines of plain text (what the CLI prints)."""
     p = t.payload
-    where = f"[line {p['line']}] " if p.get("line") else ""
-    if t.role == "argue":
-        head = f"{where}{t.speaker} argues {p['arg_id']}: {t.text}"
-        return "\n".join([head, *_rules_text(p["argument"])])
-    if t.role == "attack":
+    where = _line(p)
+    if isinstance(p, AttackMove):
         head = (
-            f"{where}{t.speaker} {p['attack']}s {p['target_id']} on {p['target']!r} "
-            f"with {p['arg_id']}: {p['argument']['rules'][-1]['consequent']}"
-            f"  ({'defeats' if p.get('defeats') else 'does not defeat'} {p['target_id']})"
+            f"{where}{t.speaker} {p.attack}s {p.target_id} on {p.target!r} "
+            f"with {p.arg_id}: {p.argument.claim}"
+            f"  ({'defeats' if p.defeats else 'does not defeat'} {p.target_id})"
         )
-        return "\n".join([head, *_rules_text(p["argument"])])
-    if t.role == "pass":
-        return f"{where}{t.speaker} {t.text}"
+        return "\n".join([head, *_rules_text(p.argument)])
+    if isinstance(p, SynthesisAnswer):
+        return f"{t.speaker} answers ({p.arg_id}): {t.text}"
+    if isinstance(p, ARGUMENT_KINDS):
+        head = f"{where}{t.speaker} argues {p.arg_id}: {t.text}"
+        return "\n".join([head, *_rules_text(p.argument)])
+    if isinstance(p, Rejected):
+        return f"{where}{t.speaker} (rejected, attempt {p.attempt}): {t.text}"
+    if isinstance(p, Characterization):
+        return (
+            f"{t.speaker} characterises: C1 {p.C1.strong} => {p.C1.consequent}\n"
+            f"    C2 {p.C2.strong} => {p.C2.consequent}"
+        )
+    if isinstance(p, Generalization):
+        return f"{t.speaker} generalises: E {p.E.strong} => {p.E.consequent}"
     if t.role == "verdict":
         return f"== {t.text}"
-    if t.role.startswith("rejected"):
-        return f"{where}{t.speaker} (rejected, attempt {p.get('attempt')}): {t.text}"
-    if t.role == "characterize":
-        return (
-            f"{t.speaker} characterises: C1 {p['C1']['strong']} => {p['C1']['consequent']}\n"
-            f"    C2 {p['C2']['strong']} => {p['C2']['consequent']}"
-        )
-    if t.role == "generalize":
-        return f"{t.speaker} generalises: E {p['E']['strong']} => {p['E']['consequent']}"
-    if t.role == "answer":
-        return f"{t.speaker} answers ({p.get('arg_id', '')}): {t.text}"
-    return f"{t.speaker} {t.role}: {t.text}"
+    return f"{where}{t.speaker} {t.text}" if t.role == "pass" else f"{t.speaker} {t.role}: {t.text}"
 
 
 def _e(x: Any) -> str:
@@ -65,37 +75,35 @@ _ROLE_COLORS = {
 }
 
 
+def _characterized_html(label: str, c: Characterized) -> str:
+    return f"<div><b>{label}</b>: {_e('; '.join(c.strong))} ⟹ {_e(c.consequent)}</div>"
+
+
 def turn_html(t: Turn, labelling: dict[str, str] | None = None) -> str:
     """One turn as an HTML card: rules as premises ⟹ conclusion, attack kind and target."""
     p = t.payload
     bg = _ROLE_COLORS.get(t.role, "#fbe9e7" if not t.valid else "#fff")
-    status = ""
-    if labelling and p.get("arg_id") in labelling:
-        status = f" <span style='font-weight:bold'>[{_e(labelling[p['arg_id']])}]</span>"
     title = f"<b>{_e(t.speaker)}</b> · {_e(t.role)}"
-    if p.get("arg_id"):
-        title += f" · {_e(p['arg_id'])}{status}"
-    if t.role == "attack":
-        title += f" · {_e(p['attack'])} of {_e(p['target_id'])} on “{_e(p['target'])}”"
-    body = ""
-    if "argument" in p:
+    if isinstance(p, ARGUMENT_KINDS):
+        status = ""
+        if labelling and p.arg_id in labelling:
+            status = f" <span style='font-weight:bold'>[{_e(labelling[p.arg_id])}]</span>"
+        title += f" · {_e(p.arg_id)}{status}"
+    if isinstance(p, AttackMove):
+        title += f" · {_e(p.attack)} of {_e(p.target_id)} on “{_e(p.target)}”"
+    if isinstance(p, ARGUMENT_KINDS):
         rows = []
-        for r in p["argument"].get("rules", []):
-            ante = r["antecedent"]
-            prem = "".join(f"<li>{_e(s)}</li>" for s in ante.get("strong", []))
+        for r in p.argument.rules:
+            prem = "".join(f"<li>{_e(s)}</li>" for s in r.antecedent.strong)
             prem += "".join(
-                f"<li><i>no evidence against:</i> {_e(s)}</li>"
-                for s in ante.get("weak_negation", [])
+                f"<li><i>no evidence against:</i> {_e(s)}</li>" for s in r.antecedent.weak_negation
             )
-            rows.append(f"<ul style='margin:2px 0'>{prem}</ul>⟹ <b>{_e(r['consequent'])}</b>")
+            rows.append(f"<ul style='margin:2px 0'>{prem}</ul>⟹ <b>{_e(r.consequent)}</b>")
         body = "<br>".join(rows)
-    elif t.role == "characterize":
-        body = "".join(
-            f"<div><b>{k}</b>: {_e('; '.join(p[k]['strong']))} ⟹ {_e(p[k]['consequent'])}</div>"
-            for k in ("C1", "C2")
-        )
-    elif t.role == "generalize":
-        body = f"<b>E</b>: {_e('; '.join(p['E']['strong']))} ⟹ {_e(p['E']['consequent'])}"
+    elif isinstance(p, Characterization):
+        body = _characterized_html("C1", p.C1) + _characterized_html("C2", p.C2)
+    elif isinstance(p, Generalization):
+        body = _characterized_html("E", p.E)
     else:
         body = _e(t.text)
     return (

@@ -5,8 +5,9 @@ each have their own backend, the agreement-based ensemble that deliberates only 
 baselines disagree, dataset loaders and a resumable benchmark runner with per-source metrics.
 
     >>> from argnb import fallacy
-    >>> sorted(fallacy.__all__)[:3]
-    ['Agent', 'Baseline', 'Deliberation']
+    >>> from argnb.llm import ScriptedBackend
+    >>> fallacy.classify("Everyone does it, so it is fine.", ScriptedBackend([{"label": 1}])).label
+    1
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 from argnb._lazy import lazy_getattr
 
 _LAZY = {
-    "Agent": "argnb.fallacy.deliberation",
+    "Agent": "argnb.agents",
     "Deliberation": "argnb.fallacy.deliberation",
     "DeliberationResult": "argnb.fallacy.deliberation",
     "deliberate": "argnb.fallacy.deliberation",
-    "parse_agents": "argnb.fallacy.deliberation",
+    "parse_agents": "argnb.agents",
     "Baseline": "argnb.fallacy.baselines",
     "Example": "argnb.fallacy.baselines",
     "Prediction": "argnb.fallacy.baselines",

@@ -28,8 +28,8 @@ from argnb.errors import ArgnbError
 from argnb.fallacy.payloads import BaselineAnswer
 from argnb.fallacy.prompts import PROMPTS_DIR, Prompt, load
 from argnb.fallacy.schemas import INVALID, CotVerdict, Verdict, parse_label
-from argnb.llm.base import Backend, Message, Options, Usage
-from argnb.transcript import Cost, Transcript, Turn
+from argnb.llm.base import Backend, Message, Options
+from argnb.transcript import Cost, Costed, Transcript, Turn
 
 Method = Literal["zero", "few", "cot"]
 METHODS: dict[str, str] = {"zero": "zero_shot", "few": "few_shot", "cot": "cot"}
@@ -110,7 +110,7 @@ def _label(text: str) -> int:
 
 
 @dataclass(frozen=True)
-class Prediction:
+class Prediction(Costed):
     """A baseline's answer for one argument: a read-only view of its transcript turn.
 
     The turn (payload :class:`~argnb.fallacy.payloads.BaselineAnswer`) is the record; label,
@@ -155,18 +155,6 @@ class Prediction:
     @property
     def cost(self) -> Cost:
         return self.turn.cost
-
-    @property
-    def usage(self) -> Usage:
-        return self.turn.usage
-
-    @property
-    def latency_s(self) -> float:
-        return self.turn.latency_s
-
-    @property
-    def calls(self) -> int:
-        return self.turn.calls
 
     @property
     def model(self) -> str:
@@ -262,21 +250,11 @@ async def aclassify(
     structured: bool = True,
     options: Options | None = None,
 ) -> Prediction:
-    """Classify one argument with one baseline (async)."""
-    cfg = Baseline(method, backend, examples, structured, options=options)
-    return await cfg.arun(text)
+    """Classify one argument with one baseline (async): label 0, 1 or ``"invalid"``."""
+    return await Baseline(method, backend, examples, structured, options=options).arun(text)
 
 
-def classify(
-    text: str,
-    backend: Backend,
-    method: str = "zero",
-    *,
-    examples: Any = None,
-    structured: bool = True,
-    options: Options | None = None,
-) -> Prediction:
-    """Classify one argument with one baseline: label 0, 1 or ``"invalid"``."""
-    return run_sync(
-        aclassify(text, backend, method, examples=examples, structured=structured, options=options)
-    )
+def classify(text: str, backend: Backend, method: str = "zero", **kw: Any) -> Prediction:
+    """Classify one argument with one baseline: label 0, 1 or ``"invalid"`` (keywords as
+    :func:`aclassify`)."""
+    return run_sync(aclassify(text, backend, method, **kw))

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from argnb.batch import arun_batch, read_jsonl, run_sync
+from argnb.batch import arun_batch, config_key, read_config, read_jsonl, run_sync
 from argnb.errors import ArgnbError
 from argnb.fallacy.baselines import Baseline, Prediction
 from argnb.fallacy.deliberation import DEFAULT_MAX_ROUNDS, Agent, Deliberation, DeliberationResult
@@ -173,25 +173,6 @@ def prompts_fingerprint(prompt_dir: str | Path | None = None) -> str:
     return h.hexdigest()[:12]
 
 
-def config_key(config: dict[str, Any]) -> str:
-    """A short hash of a run's configuration, stored in every record of its results file."""
-    blob = json.dumps(config, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:12]
-
-
-def _check_resume(out: Path, key: str) -> int:
-    """Refuse to mix two configurations in one results file; return how many items are done."""
-    done = read_jsonl(out)
-    other = {r.get("config") for r in done} - {key}
-    if other:
-        raise ArgnbError(
-            f"{out} holds results of a different configuration ({', '.join(map(str, other))}; "
-            f"this run is {key})",
-            hint="use another --out file, or delete this one to start over",
-        )
-    return len(done)
-
-
 async def abench(
     items: Sequence[dict[str, Any]],
     *,
@@ -205,29 +186,23 @@ async def abench(
     """Run ``method`` over ``items`` (the first ``limit``); return the report of all results."""
     runner, config = make_runner(method, **kw)
     config["prompts"] = prompts_fingerprint()
-    key = config_key(config)
     todo = list(items)[:limit] if limit else list(items)
-    if out is not None:
-        _check_resume(Path(out), key)
-        _config_path(out).write_text(json.dumps({"key": key, **config}, indent=1, default=str))
-
-    async def fn(item: dict) -> dict:
-        rec = await runner(item)
-        rec["config"] = key
-        return rec
-
+    if not todo:
+        raise ArgnbError("no items to run", hint="check --data (the file is empty?) and --limit")
     start = time.perf_counter()
     records = await arun_batch(
-        fn,
+        runner,
         todo,
         out=out,
         key="id",
         concurrency=concurrency,
         desc=f"fallacy {method}",
         progress=progress,
+        config=config,
     )
     rep = summarize(records)
-    rep["config"] = {"key": key, **config}
+    kept = read_config(out) if out is not None else None
+    rep["config"] = kept or {"key": config_key(config), **config}
     rep["wall_s_this_run"] = round(time.perf_counter() - start, 1)
     if out is not None:
         rep["out"] = str(out)
@@ -239,20 +214,24 @@ def bench(items: Sequence[dict[str, Any]], **kw: Any) -> dict[str, Any]:
     return run_sync(abench(items, **kw))
 
 
-def _config_path(out: str | Path) -> Path:
-    """The configuration written next to a results file, so a report can say what ran."""
-    return Path(f"{out}.config.json")
-
-
 def report(path: str | Path) -> dict[str, Any]:
     """Recompute the report from an existing results file (with its configuration, if kept)."""
-    records = read_jsonl(path)
+    from argnb.datafiles import DataError, existing_file
+
+    records = read_jsonl(existing_file(path, "results file"))
     if not records:
         raise ArgnbError(f"no results in {path}", hint="run `argnb fallacy bench ... --out` first")
+    for n, rec in enumerate(records, start=1):
+        missing = [k for k in ("id", "label", "pred", "method") if k not in rec]
+        if missing:
+            raise DataError(
+                f"{path}: record {n} is not a fallacy result (no {', '.join(missing)})",
+                hint="give a file written by `argnb fallacy bench --out`",
+            )
     rep = summarize(records)
-    cfg = _config_path(path)
-    if cfg.exists():
-        rep["config"] = json.loads(cfg.read_text())
+    cfg = read_config(path)
+    if cfg is not None:
+        rep["config"] = cfg
     return rep
 
 

@@ -10,14 +10,16 @@ argnb fallacy fetch cocolofa --split test --out cocolofa-test.jsonl
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from argnb.cli_common import print_json
 
-def _members(args: argparse.Namespace, backend: Any) -> list | None:
+
+def _members(args: argparse.Namespace, backend: Any) -> list:
     """``--members zero,few`` or ``zero@ollama:llama3.2,few@local:smollm2-135m``."""
-    from argnb.config import connect
+    from argnb.agents import connect_spec
+    from argnb.cli_common import connect_kw
     from argnb.errors import ArgnbError
     from argnb.fallacy.baselines import Baseline
 
@@ -30,36 +32,32 @@ def _members(args: argparse.Namespace, backend: Any) -> list | None:
     out = []
     for spec in specs:
         method, _, where = spec.partition("@")
-        b = backend
-        if where:
-            name, _, model = where.partition(":")
-            b = connect(name or None, model or None, make_default=False, cache=_cache(args))
-        out.append(Baseline(method, b, structured=not args.text))
+        b = connect_spec(where, **connect_kw(args)) if where else backend
+        out.append(Baseline(method, b, structured=not args.text_mode))
     return out
 
 
-def _cache(args: argparse.Namespace) -> bool | None:
-    return False if args.no_cache else None
-
-
 def _backend(args: argparse.Namespace) -> Any:
-    from argnb.cli import backend_from_args
+    from argnb.cli_common import backend_from_args
 
     return backend_from_args(args)
 
 
 def _agents(args: argparse.Namespace) -> list | None:
-    from argnb.fallacy.deliberation import parse_agents
+    from argnb.agents import parse_agents
+    from argnb.cli_common import connect_kw
 
-    return parse_agents(args.agents, cache=_cache(args)) if args.agents else None
+    return parse_agents(args.agents, **connect_kw(args)) if args.agents else None
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from argnb.cli_common import output_path
     from argnb.fallacy.benchmark import bench
     from argnb.fallacy.data import load_any
     from argnb.fallacy.metrics import format_report
 
     items = load_any(args.data, format=args.format)
+    output_path(args.out)
     backend = _backend(args)
     kw: dict[str, Any] = {
         "method": args.method,
@@ -68,7 +66,7 @@ def _bench(args: argparse.Namespace) -> int:
         "resolver": args.resolver,
         "max_rounds": args.max_rounds,
         "seed": args.seed,
-        "structured": not args.text,
+        "structured": not args.text_mode,
     }
     if args.method == "ensemble":
         kw["members"] = _members(args, backend)
@@ -84,7 +82,7 @@ def _bench(args: argparse.Namespace) -> int:
     print(format_report(rep), file=stream)
     print(f"wall time this run: {rep['wall_s_this_run']} s", file=stream)
     if args.json:
-        print(json.dumps(rep, ensure_ascii=False, default=str))
+        print_json(rep)
     return 0
 
 
@@ -94,7 +92,7 @@ def _report(args: argparse.Namespace) -> int:
 
     rep = report(args.results)
     if args.json:
-        print(json.dumps(rep, ensure_ascii=False))
+        print_json(rep)
     else:
         print(format_report(rep))
     return 0
@@ -105,7 +103,7 @@ def _classify(args: argparse.Namespace) -> int:
 
     pred = classify(args.text, _backend(args), args.method, structured=not args.text_mode)
     if args.json:
-        print(json.dumps({"label": pred.label, "reasoning": pred.reasoning, "raw": pred.raw}))
+        print_json({"label": pred.label, "reasoning": pred.reasoning, "raw": pred.raw})
     else:
         print(f"label: {pred.label}" + (f"   ({pred.error})" if pred.error else ""))
         for k, v in pred.reasoning.items():
@@ -114,7 +112,8 @@ def _classify(args: argparse.Namespace) -> int:
 
 
 def _deliberate(args: argparse.Namespace) -> int:
-    from argnb.fallacy.deliberation import Agent, deliberate
+    from argnb.agents import Agent
+    from argnb.fallacy.deliberation import deliberate
 
     agents = _agents(args)
     if not agents:
@@ -147,14 +146,14 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int
     from argnb.fallacy.benchmark import BENCH_METHODS
     from argnb.fallacy.data import SOURCES
 
     top = sub.add_parser("fallacy", help="fallacy detection: baselines, deliberation, benchmark")
     cmds = top.add_subparsers(dest="fallacy_command", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def model_args(p: argparse.ArgumentParser) -> None:
         add_backend_args(p)
         p.add_argument(
             "--agents",
@@ -162,9 +161,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             help="deliberating agents, comma separated backend:model "
             "(e.g. local:smollm2-135m,ollama:llama3.2); default: from --backend/--model",
         )
-        p.add_argument("--max-rounds", type=int, default=3, help="deliberation rounds (3)")
+        p.add_argument("--max-rounds", type=positive_int, default=3, help="deliberation rounds (3)")
         p.add_argument("--seed", type=int, default=0, help="seed for random tie-breaks (0)")
-        p.add_argument("--json", action="store_true", help="print JSON")
+        p.add_argument(
+            "--text-mode", action="store_true", help="plain-text answers (the paper's format)"
+        )
 
     p = cmds.add_parser("bench", help="run a method over a dataset (resumable)")
     p.add_argument("--data", required=True, help="items: our JSONL or an original dataset file")
@@ -181,12 +182,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["deliberate", "random"],
         help="how the ensemble settles disagreements (random is also always reported)",
     )
-    p.add_argument("--text", action="store_true", help="plain-text answers (the paper's format)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N items")
-    p.add_argument("--out", default=None, help="results JSONL; re-run with it to resume")
-    p.add_argument("--concurrency", type=int, default=1, help="items in flight (1)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    common(p)
+    model_args(p)
+    add_run_args(p, out="results JSONL; re-run with it to resume", limit=True, concurrency=True)
     p.set_defaults(func=_bench)
 
     p = cmds.add_parser("report", help="recompute the report of a results file")
@@ -197,13 +194,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = cmds.add_parser("classify", help="classify one argument with a baseline")
     p.add_argument("text")
     p.add_argument("--method", default="zero", choices=["zero", "few", "cot"])
-    p.add_argument("--text-mode", action="store_true", help="plain-text answer instead of JSON")
-    common(p)
+    model_args(p)
+    add_run_args(p)
     p.set_defaults(func=_classify)
 
     p = cmds.add_parser("deliberate", help="let agents deliberate about one argument")
     p.add_argument("text")
-    common(p)
+    model_args(p)
+    add_run_args(p)
     p.set_defaults(func=_deliberate)
 
     p = cmds.add_parser("fetch", help="download a public dataset (needs internet)")

@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from argnb.datafiles import DataError, existing_file, json_document, json_lines, read_text
 from argnb.errors import ArgnbError
 
 RAW = "https://raw.githubusercontent.com"
@@ -67,20 +68,28 @@ def _item(**kw: Any) -> dict[str, Any]:
 
 
 # -- our format ----------------------------------------------------------------------------
+def _ours(p: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    """Records of our format: JSON Lines, or a JSON list of the same objects (``.json``)."""
+    if p.suffix.lower() != ".json":
+        yield from json_lines(p)
+        return
+    data = json_document(p)
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise DataError(
+            f"{p}: expected a list of items", hint="or pass --format for the file's real format"
+        )
+    yield from enumerate(data, start=1)
+
+
 def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Items of a JSON Lines file in our format; a bad line is an error that names the line."""
+    """Items in our format; a bad line is an error that names the line."""
     p = Path(path)
-    if not p.exists():
-        raise ArgnbError(f"no data file at {p}", hint="check the path (--data FILE)")
     items, seen = [], set()
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, raw in _ours(p):
         try:
-            raw = json.loads(line)
             raw["id"] = str(raw["id"]) if "id" in raw else f"{p.stem}-{n}"
             item = Item.model_validate(raw)
-        except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+        except (ValidationError, TypeError) as exc:
             raise ArgnbError(
                 f"{p}:{n}: not a fallacy item ({str(exc).splitlines()[0]})",
                 hint='each line needs {"id","source","text","label"} with label 0 or 1',
@@ -91,7 +100,7 @@ def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
             raise ArgnbError(f"{p}:{n}: duplicate id {item.id!r}", hint="ids must be unique")
         seen.add(item.id)
         items.append(item.model_dump())
-    return items
+    return _some(items, p, "jsonl")
 
 
 def save_jsonl(items: Iterable[dict[str, Any]], path: str | Path) -> Path:
@@ -105,17 +114,30 @@ def save_jsonl(items: Iterable[dict[str, Any]], path: str | Path) -> Path:
 
 
 # -- original formats ----------------------------------------------------------------------
+def _some(items: list[dict[str, Any]], path: Path, fmt: str) -> list[dict[str, Any]]:
+    """Zero items is never a dataset: say so instead of reporting on nothing."""
+    if not items:
+        raise DataError(
+            f"{path} holds no {fmt} items",
+            hint="check the file, or pass --format for its real format (auto, jsonl, "
+            + ", ".join(SOURCES)
+            + ")",
+        )
+    return items
+
+
 def _logic_csv(path: Path, source: str, split: str) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(read_text(path), newline="")))
     if not rows:
-        return []
+        return _some([], path, source)
     cols = rows[0].keys()
     text_col = "source_article" if "source_article" in cols else "text"
     label_col = next((c for c in _LOGIC_LABEL_COLUMNS if c in cols), None)
     if text_col not in cols or label_col is None:
         raise ArgnbError(
-            f"{path}: not a LOGIC/LOGICCLIMATE CSV (columns: {', '.join(cols)})",
+            f"{path}: not a LOGIC/LOGICCLIMATE CSV (columns: {', '.join(map(str, cols))})",
             hint="expected a source_article column and a label column such as logical_fallacies",
         )
     out = []
@@ -134,7 +156,7 @@ def _logic_csv(path: Path, source: str, split: str) -> list[dict[str, Any]]:
                 split=split,
             )
         )
-    return out
+    return _some(out, path, source)
 
 
 def load_logic(path: str | Path | None = None, *, split: str = "test", **kw: Any) -> list[dict]:
@@ -155,10 +177,12 @@ def load_mafalda(path: str | Path | None = None, **kw: Any) -> list[dict]:
     """MAFALDA's gold standard: a text is fallacious when any span carries a fallacy label."""
     p = Path(path) if path else fetch("mafalda", "test", **kw)
     out = []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    for i, (n, rec) in enumerate(json_lines(p)):
+        if "labels" not in rec or "text" not in rec:
+            raise DataError(
+                f"{p}:{n}: not a MAFALDA record (it needs 'text' and 'labels')",
+                hint="pass the right --format (our items are --format jsonl)",
+            )
         kinds = sorted(
             {
                 str(span[2]).strip()
@@ -176,13 +200,20 @@ def load_mafalda(path: str | Path | None = None, **kw: Any) -> list[dict]:
                 split="test",
             )
         )
-    return out
+    return _some(out, p, "mafalda")
 
 
 def load_cocolofa(path: str | Path | None = None, *, split: str = "test", **kw: Any) -> list[dict]:
     """CoCoLoFa: news comments written to contain one fallacy type, or none."""
     p = Path(path) if path else fetch("cocolofa", split, **kw)
-    articles = json.loads(p.read_text(encoding="utf-8"))
+    articles = json_document(p)
+    if not isinstance(articles, list) or not all(
+        isinstance(a, dict) and "comments" in a for a in articles
+    ):
+        raise DataError(
+            f"{p}: not CoCoLoFa data (a list of articles with 'comments')",
+            hint="pass the right --format (a JSON list of our items is --format jsonl)",
+        )
     out = []
     for art in articles:
         for c in art.get("comments") or []:
@@ -201,7 +232,7 @@ def load_cocolofa(path: str | Path | None = None, *, split: str = "test", **kw: 
                     split=split,
                 )
             )
-    return out
+    return _some(out, p, "cocolofa")
 
 
 LOADERS: dict[str, Callable[..., list[dict]]] = {
@@ -223,21 +254,17 @@ def load(source: str, *, split: str = "test", path: str | Path | None = None, **
 
 def detect_format(path: str | Path) -> str:
     """Guess a file's format from its name and first record: ours, or one of the originals."""
-    p = Path(path)
-    if not p.exists():
-        raise ArgnbError(f"no data file at {p}", hint="check the path (--data FILE)")
+    p = existing_file(path)
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        with p.open(encoding="utf-8", newline="") as f:
-            header = next(csv.reader(f), [])
+        header = next(csv.reader(read_text(p).splitlines()[:1]), [])
         return "logicclimate" if "original_url" in header else "logic"
     if suffix == ".json":
-        return "cocolofa"
-    with p.open(encoding="utf-8") as f:
-        first = next((line for line in f if line.strip()), "{}")
-    rec = json.loads(first)
-    if "labels" in rec and "label" not in rec:
-        return "mafalda"
+        data = json_document(p)
+        first = data[0] if isinstance(data, list) and data else {}
+        return "cocolofa" if isinstance(first, dict) and "comments" in first else "jsonl"
+    for _, rec in json_lines(p):
+        return "mafalda" if "labels" in rec and "label" not in rec else "jsonl"
     return "jsonl"
 
 

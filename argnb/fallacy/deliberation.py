@@ -16,7 +16,6 @@ builds the prompt from everything said so far, makes one structured call, and re
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +27,8 @@ from argnb.fallacy.payloads import DeliberationTurn
 from argnb.fallacy.prompts import load
 from argnb.fallacy.protocol import Decision, Vote, decide, seeded_rng, speaking_order
 from argnb.fallacy.schemas import ACTIONS, OPENING_ACTIONS, Contribution, OpeningContribution
-from argnb.llm.base import Message, Usage
-from argnb.transcript import Cost, Transcript, Turn
+from argnb.llm.base import Message
+from argnb.transcript import Cost, Costed, Transcript, Turn
 
 DEFAULT_MAX_ROUNDS = 3
 
@@ -41,7 +40,6 @@ __all__ = [
     "deliberate",
     "parse_agents",
     "render_context",
-    "render_rounds",
     "unique_names",
 ]
 
@@ -64,7 +62,7 @@ def render_context(turns: Sequence[Turn]) -> str:
 
 
 @dataclass(frozen=True)
-class DeliberationResult:
+class DeliberationResult(Costed):
     """How a deliberation ended, round by round: a read-only view of its transcript.
 
     ``start`` is where the deliberation's turns begin (an ensemble's transcript holds the two
@@ -114,18 +112,6 @@ class DeliberationResult:
         return Cost.of(self.turns)
 
     @property
-    def usage(self) -> Usage:
-        return self.cost.usage
-
-    @property
-    def calls(self) -> int:
-        return self.cost.calls
-
-    @property
-    def latency_s(self) -> float:
-        return self.cost.latency_s
-
-    @property
     def confidences(self) -> list[float]:
         return [
             v.confidence for rnd in self.votes for v in rnd if v.valid and v.confidence is not None
@@ -136,6 +122,8 @@ class DeliberationResult:
         return self.transcript.to_dataframe()
 
     def _repr_html_(self) -> str:
+        from argnb.fallacy.views import render_rounds
+
         return render_rounds(self)
 
 
@@ -272,40 +260,3 @@ def deliberate(
 ) -> DeliberationResult:
     """Let ``agents`` deliberate about whether ``text`` is fallacious (sync)."""
     return Deliberation(agents, max_rounds=max_rounds, seed=seed).run(text, item_id=item_id)
-
-
-def render_rounds(result: DeliberationResult) -> str:
-    """A compact round-by-agent grid of votes and confidences (escaped HTML)."""
-    agents: list[str] = []
-    for rnd in result.votes:
-        for v in rnd:
-            if v.agent not in agents:
-                agents.append(v.agent)
-    head = "".join(f"<th style='padding:4px'>{html.escape(a)}</th>" for a in agents)
-    rows = []
-    for i, rnd in enumerate(result.votes, start=1):
-        by = {v.agent: v for v in rnd}
-        order = " → ".join(html.escape(v.agent) for v in rnd)
-        cells = []
-        for a in agents:
-            v = by.get(a)
-            if v is None:
-                cells.append("<td></td>")
-            elif not v.valid:
-                cells.append("<td style='padding:4px;color:#b00'>invalid</td>")
-            else:
-                cells.append(
-                    f"<td style='padding:4px'>vote <b>{v.vote}</b> · conf {v.confidence:.2f}</td>"
-                )
-        rows.append(
-            f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
-        )
-    outcome = (
-        f"<p>Result: <b>{html.escape(str(result.label))}</b> by "
-        f"<b>{html.escape(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
-    )
-    return (
-        "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
-        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{outcome}</div>"
-    )

@@ -19,14 +19,13 @@ from argnb.errors import ArgnbError
 from argnb.fallacy.baselines import Baseline, Prediction
 from argnb.fallacy.deliberation import DEFAULT_MAX_ROUNDS, Deliberation, DeliberationResult
 from argnb.fallacy.protocol import combine, random_pick, seeded_rng
-from argnb.llm.base import Usage
-from argnb.transcript import Cost, Transcript
+from argnb.transcript import Cost, Costed, Transcript
 
 RESOLVERS = ("deliberate", "random")
 
 
 @dataclass(frozen=True)
-class EnsembleResult:
+class EnsembleResult(Costed):
     """One item through the ensemble: a read-only view of its transcript (the two members'
     answers first, then the deliberation's turns if there was one)."""
 
@@ -50,25 +49,13 @@ class EnsembleResult:
 
     @property
     def deliberation(self) -> DeliberationResult | None:
-        if "deliberation" not in self.transcript.outcome:
+        if len(self.transcript.turns) <= 2:  # the two members' answers only
             return None
         return DeliberationResult(self.transcript, start=2)
 
     @property
     def cost(self) -> Cost:
         return self.transcript.cost
-
-    @property
-    def usage(self) -> Usage:
-        return self.cost.usage
-
-    @property
-    def calls(self) -> int:
-        return self.cost.calls
-
-    @property
-    def latency_s(self) -> float:
-        return self.cost.latency_s
 
     @property
     def agree(self) -> bool:

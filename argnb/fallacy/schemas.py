@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from argnb.llm.answer import Answer
 
 #: what a prediction is when the model's answer cannot be mapped to 0 or 1
 INVALID = "invalid"
@@ -21,17 +23,6 @@ Action = Literal["propose", "argue", "counter", "collaborate"]
 ACTIONS: tuple[str, ...] = ("propose", "argue", "counter", "collaborate")
 #: actions open to a speaker who has nothing to respond to yet
 OPENING_ACTIONS: tuple[str, ...] = ("propose", "argue")
-
-
-def _drop_docstring(schema: dict, cls: type) -> None:
-    schema.pop("description", None)
-
-
-class Answer(BaseModel):
-    """Base of the answer schemas: class docstrings are for developers, so they are kept out of
-    the JSON schema sent to the model (a small model would copy them into its answer)."""
-
-    model_config = ConfigDict(json_schema_extra=_drop_docstring)
 
 
 class Verdict(Answer):

@@ -8,10 +8,13 @@ model, a dataset or a user is escaped before it goes into HTML.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
+
+if TYPE_CHECKING:
+    from argnb.fallacy.deliberation import DeliberationResult
 
 
 def _e(x: Any) -> str:
@@ -127,3 +130,40 @@ def classify_widget(backend: Any = None) -> Any:
 
     button.on_click(on_click)
     return w.VBox([text, w.HBox([method, button]), out])
+
+
+def render_rounds(result: DeliberationResult) -> str:
+    """A compact round-by-agent grid of votes and confidences (escaped HTML)."""
+    agents: list[str] = []
+    for rnd in result.votes:
+        for v in rnd:
+            if v.agent not in agents:
+                agents.append(v.agent)
+    head = "".join(f"<th style='padding:4px'>{_e(a)}</th>" for a in agents)
+    rows = []
+    for i, rnd in enumerate(result.votes, start=1):
+        by = {v.agent: v for v in rnd}
+        order = " → ".join(_e(v.agent) for v in rnd)
+        cells = []
+        for a in agents:
+            v = by.get(a)
+            if v is None:
+                cells.append("<td></td>")
+            elif not v.valid:
+                cells.append("<td style='padding:4px;color:#b00'>invalid</td>")
+            else:
+                cells.append(
+                    f"<td style='padding:4px'>vote <b>{v.vote}</b> · conf {v.confidence:.2f}</td>"
+                )
+        rows.append(
+            f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
+        )
+    outcome = (
+        f"<p>Result: <b>{_e(str(result.label))}</b> by "
+        f"<b>{_e(result.resolution)}</b> after {result.rounds} round(s); "
+        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
+    )
+    return (
+        "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
+        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{outcome}</div>"
+    )

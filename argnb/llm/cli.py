@@ -25,7 +25,7 @@ def _model(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from argnb.cli import backend_from_args
+    from argnb.cli_common import backend_from_args
 
     backend = backend_from_args(args)
     reply = backend.chat(args.prompt)
@@ -34,7 +34,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args
 
     p = sub.add_parser("cache", help="inspect or clear the on-disk response cache")
     p.add_argument("action", choices=["info", "clear"])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import argnb.cli
+import argnb.cli_common
 from argnb.cli import main
 from argnb.critique.data import ASSETS
 from argnb.critique.judge import GRID
@@ -32,7 +32,7 @@ def scripted(monkeypatch):
         backends.append(b)
         return b
 
-    monkeypatch.setattr(argnb.cli, "backend_from_args", fake)
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", fake)
     return backends
 
 

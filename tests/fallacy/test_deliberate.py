@@ -7,8 +7,9 @@ import re
 import pytest
 
 from argnb.errors import ArgnbError
-from argnb.fallacy.deliberation import Agent, Deliberation, deliberate, parse_agents, render_rounds
+from argnb.fallacy.deliberation import Agent, Deliberation, deliberate, parse_agents
 from argnb.fallacy.protocol import Vote, seeded_rng, tie_break
+from argnb.fallacy.views import render_rounds
 from argnb.llm import ScriptedBackend
 
 TEXT = "My uncle smoked and lived to 95, so smoking is harmless."

@@ -1,0 +1,66 @@
+"""One prompt loader and one answer-schema base for every module."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import argnb
+from argnb.errors import ArgnbError
+from argnb.llm.answer import Answer, unbounded
+from argnb.prompts import load, parse, prompts_dir
+
+
+def test_sections_placeholders_and_errors(tmp_path):
+    p = parse("t", "<!-- about $x -->\n## system\nBe $tone.\n## user\nCost: $$5 for $item\n")
+    assert sorted(p.sections) == ["system", "user"] and p.placeholders("user") == {"item"}
+    assert p.render("user", item="tea") == "Cost: $5 for tea"
+    with pytest.raises(ArgnbError, match="needs a value for 'tone'"):
+        p.render("system")
+    with pytest.raises(ArgnbError, match="no section"):
+        p.render("assistant")
+    assert parse("b", "Just $one text.").render(one="a") == "Just a text."
+    with pytest.raises(ArgnbError, match="write a literal dollar sign"):
+        parse("c", "costs $5").render()
+    with pytest.raises(ArgnbError, match="no '## section'"):
+        parse("d", "text", sectioned=True)
+    # a value's own $ is never interpreted
+    assert parse("e", "$a").render(a="$b") == "$b"
+
+
+def test_an_adapted_copy_is_read_from_its_folder(tmp_path):
+    (tmp_path / "baseline.md").write_text("Judge: $position / $critique", encoding="utf-8")
+    p = load("argnb.critique", "baseline", tmp_path)
+    assert p.render(position="P", critique="C") == "Judge: P / C"
+    with pytest.raises(ArgnbError, match="no prompt template"):
+        load("argnb.critique", "nope")
+
+
+@pytest.mark.parametrize("package", ["argnb.fallacy", "argnb.dialectic", "argnb.critique"])
+def test_every_shipped_template_parses(package):
+    for path in prompts_dir(package).glob("*.md"):
+        prompt = load(package, path.stem)
+        for section in prompt.sections:
+            prompt.placeholders(section)  # no malformed $ anywhere
+
+
+def _all_answer_schemas() -> list[type]:
+    for mod in pkgutil.walk_packages(argnb.__path__, "argnb."):
+        importlib.import_module(mod.name)
+    found, todo = [], [Answer]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.append(sub)
+            todo.append(sub)
+    return found
+
+
+def test_every_answer_schema_bounds_its_strings_and_lists_and_sends_no_docstring():
+    schemas = _all_answer_schemas()
+    assert len(schemas) >= 10
+    for schema in schemas:
+        assert unbounded(schema) == [], schema.__name__
+        js = schema.model_json_schema()
+        assert "description" not in js and "$defs" not in js, schema.__name__
