@@ -26,7 +26,7 @@ MAP_FORMATS = {".json": "aif", ".argdown": "argdown", ".graphml": "graphml", ".h
 
 
 def register(subparsers) -> None:
-    from argnb.cli import add_backend_args
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int
 
     p = subparsers.add_parser(
         "roundtable", help="moderated deliberation of a human with LLM deliberators"
@@ -51,37 +51,35 @@ def register(subparsers) -> None:
         metavar="FILE",
         help="the human's turns: a JSON list of texts or one turn per line (/pass, /end)",
     )
-    run.add_argument("--turns", type=_positive, help="speaker turns (default 12)")
+    run.add_argument("--turns", type=positive_int, help="speaker turns (default 12)")
     run.add_argument("--analyze-every", type=_natural, help="analyze every K turns (0: at the end)")
-    run.add_argument("--human-every", type=_positive, help="the human speaks once in every N turns")
-    run.add_argument("--word-limit", type=_positive, help="words per deliberator turn (150)")
+    run.add_argument(
+        "--human-every", type=positive_int, help="the human speaks once in every N turns"
+    )
+    run.add_argument("--word-limit", type=positive_int, help="words per deliberator turn (150)")
     run.add_argument(
         "--fallacy-check",
         metavar="METHOD[@SPEC]",
         help="check every contribution: zero, few or cot (optionally @backend:model)",
     )
     add_backend_args(run)
+    add_run_args(run, out="save the transcript (JSON) here, after every turn")
     _outputs(run)
-    run.add_argument("--json", action="store_true", help="last line: one JSON summary")
-    run.add_argument("--quiet", action="store_true", help="do not print the turns")
     run.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("replay", help="show a saved session turn by turn")
     rep.add_argument("session", type=Path, help="the JSON file --out wrote")
     rep.add_argument("--delay", type=float, default=0.0, help="seconds between turns")
-    rep.add_argument("--json", action="store_true", help="last line: one JSON summary")
-    rep.add_argument("--quiet", action="store_true", help="do not print the turns")
+    add_run_args(rep)
     rep.set_defaults(func=cmd_replay)
 
     exp = sub.add_parser("export", help="write a saved session's log and final map")
     exp.add_argument("session", type=Path, help="the JSON file --out wrote")
-    _outputs(exp, with_out=False)
+    _outputs(exp)
     exp.set_defaults(func=cmd_export)
 
 
-def _outputs(p: argparse.ArgumentParser, with_out: bool = True) -> None:
-    if with_out:
-        p.add_argument("--out", type=Path, help="save the transcript (JSON), after every turn")
+def _outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", type=Path, metavar="FILE", help="write a readable log")
     p.add_argument(
         "--map",
@@ -89,13 +87,6 @@ def _outputs(p: argparse.ArgumentParser, with_out: bool = True) -> None:
         metavar="FILE",
         help="write the final argument map: .json (AIF), .argdown, .graphml or .html",
     )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _natural(text: str) -> int:
@@ -144,17 +135,20 @@ def _terminal_human(session) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from argnb.cli import backend_from_args
+    from argnb import cli_common
     from argnb.roundtable.session import HumanScript
     from argnb.roundtable.views import format_turn
 
     config = config_from_args(args)
+    _check_map_suffix(args.map)
+    for path, flag in ((args.out, "--out"), (args.markdown, "--markdown"), (args.map, "--map")):
+        cli_common.output_path(path, flag)  # checked before any model is called
     needs_default = (
         any(d.spec is None for d in config.deliberators)
         or config.moderator is None
         or (config.analysis and not (config.analyzer or config.moderator))
     )
-    backend = backend_from_args(args) if needs_default else None
+    backend = cli_common.backend_from_args(args) if needs_default else None
     human = HumanScript(args.human_script) if args.human_script else HumanScript(_terminal_human)
     out = sys.stdout
 
@@ -195,12 +189,7 @@ def write_exports(tr, markdown: Path | None, map_path: Path | None, out=sys.stdo
         markdown.write_text(to_markdown(tr), encoding="utf-8")
         print(f"wrote the log to {markdown}", file=out)
     if map_path:
-        kind = MAP_FORMATS.get(map_path.suffix.lower())
-        if kind is None:
-            raise ArgnbError(
-                f"cannot tell the map format from {map_path.name!r}",
-                hint="end the file name in .json (AIF), .argdown, .graphml or .html",
-            )
+        kind = _check_map_suffix(map_path)
         last = record.latest_analysis(tr)
         if last is None:
             raise ArgnbError("the session has no analysis, so no map", hint="run with the analyzer")
@@ -217,6 +206,18 @@ def write_exports(tr, markdown: Path | None, map_path: Path | None, out=sys.stdo
         else:
             m.save_html(map_path)
         print(f"wrote the map ({kind}) to {map_path}", file=out)
+
+
+def _check_map_suffix(map_path: Path | None) -> str | None:
+    if map_path is None:
+        return None
+    kind = MAP_FORMATS.get(map_path.suffix.lower())
+    if kind is None:
+        raise ArgnbError(
+            f"cannot tell the map format from {map_path.name!r}",
+            hint="end the file name in .json (AIF), .argdown, .graphml or .html",
+        )
+    return kind
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import argnb.cli
+import argnb.cli_common
 from argnb.cli import main
 from argnb.roundtable.testing import table_backend
 
@@ -14,7 +14,7 @@ from argnb.roundtable.testing import table_backend
 @pytest.fixture
 def scripted(monkeypatch):
     """The CLI's backend flags give a scripted table instead of a model."""
-    monkeypatch.setattr(argnb.cli, "backend_from_args", lambda args: table_backend())
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda args: table_backend())
 
 
 def test_run_prints_turns_and_a_json_summary(scripted, tmp_path, capsys) -> None:
