@@ -12,6 +12,8 @@ import bench_concurrency
 import bench_import
 import bench_memory
 import bench_overhead
+import bench_prefix_cache
+import bench_streaming
 import fallacy_protocol
 import roundtable_session
 from _common import table
@@ -23,4 +25,6 @@ if __name__ == "__main__":
     print(table("response cache", bench_cache.run()))
     print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
     print(table("fallacy protocol", fallacy_protocol.run()))
+    print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
+    print(table("streaming, time to first chunk (local)", bench_streaming.run()))
     print(table("roundtable protocol (scripted models)", roundtable_session.run()))

@@ -180,8 +180,11 @@ def _finish(summary: dict[str, Any], as_json: bool, out) -> None:
         )
 
 
-def write_exports(tr, markdown: Path | None, map_path: Path | None, out=sys.stdout) -> None:
+def write_exports(tr, markdown: Path | None, map_path: Path | None, out=None) -> None:
+    """The Markdown log and/or the final map (format by file suffix) of a session."""
     from argnb.roundtable import record
+
+    out = out or sys.stdout
     from argnb.roundtable.analyzer import analysis_map
     from argnb.roundtable.views import to_markdown
 

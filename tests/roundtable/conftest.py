@@ -1,4 +1,4 @@
-"""Fixtures for roundtable tests: scripted tables and a backend that streams."""
+"""Fixtures for roundtable tests: a scripted table (ScriptedBackend streams word by word)."""
 
 from __future__ import annotations
 
@@ -6,39 +6,8 @@ from typing import Any
 
 import pytest
 
-from argnb.llm.base import Options, Reply, to_messages
-from argnb.llm.scripted import ScriptedBackend
 from argnb.roundtable.session import Session
 from argnb.roundtable.testing import table_backend
-
-
-class _Stream:
-    """What ``Backend.astream`` returns: async chunks, then ``.reply``."""
-
-    def __init__(self, gen) -> None:
-        self._gen = gen
-        self.reply: Reply | None = None
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self) -> str:
-        return await self._gen.__anext__()
-
-
-class StreamingScripted(ScriptedBackend):
-    """A scripted backend with ``astream``: the reply arrives word by word."""
-
-    def astream(self, messages: Any, *, options: Options | None = None) -> _Stream:
-        async def gen():
-            reply = await self.achat(to_messages(messages), options=options)
-            words = reply.text.split(" ")
-            for i, w in enumerate(words):
-                yield w if i == len(words) - 1 else w + " "
-            stream.reply = reply
-
-        stream = _Stream(gen())
-        return stream
 
 
 @pytest.fixture

@@ -18,8 +18,6 @@ from argnb.roundtable.session import HumanScript, load_session, read_script, rep
 from argnb.roundtable.testing import table_backend
 from argnb.transcript import Transcript
 
-from .conftest import StreamingScripted
-
 
 def kinds(s) -> list[str]:
     return [t.payload.kind.split(".")[-1] for t in s.transcript.turns]
@@ -194,7 +192,7 @@ def test_the_fallacy_flag_reaches_the_moderator(make_session) -> None:
 
 def test_streaming_shows_chunks_before_the_turn_is_recorded(make_session) -> None:
     events = []
-    d = StreamingScripted(lambda req: "Phones help. They also distract. Rules can balance both.")
+    d = ScriptedBackend(lambda req: "Phones help. They also distract. Rules can balance both.")
     s = make_session(deliberators=[d, table_backend()], turns=1, on_event=events.append)
     s.run([])
     ks = [e.kind for e in events]
@@ -213,7 +211,9 @@ def test_streaming_shows_chunks_before_the_turn_is_recorded(make_session) -> Non
 
 def test_a_backend_without_streaming_gives_one_chunk(make_session) -> None:
     events = []
-    make_session(turns=1, on_event=events.append).run([])
+    plain = table_backend()
+    plain.astream = None  # type: ignore[method-assign,assignment]  # as a backend without it
+    make_session(deliberators=[plain, table_backend()], turns=1, on_event=events.append).run([])
     chunks = [e for e in events if e.kind == "chunk"]
     assert len(chunks) == 1
 

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from argnb.errors import ArgnbError
+from argnb.llm.scripted import ScriptedBackend
 from argnb.roundtable.feedback import (
     COLUMNS,
     LIKERT,
@@ -21,7 +22,6 @@ from argnb.roundtable.session import Session, load_session
 from argnb.roundtable.testing import table_backend
 from argnb.roundtable.widget import RoundtableWidget
 
-from .conftest import StreamingScripted
 from .test_views import EVIL, PAYLOADS, assert_inert, evil_backend
 
 pytest.importorskip("ipywidgets")
@@ -88,7 +88,7 @@ def test_streaming_text_repaints_before_the_turn_is_recorded(
     import argnb.roundtable.widget as widget_mod
 
     monkeypatch.setattr(widget_mod, "REPAINT_S", 0.0)
-    d = StreamingScripted(lambda req: "One two three four five six seven.", delay_s=0.0)
+    d = ScriptedBackend(lambda req: "One two three four five six seven.", delay_s=0.0)
     s = make_session(deliberators=[d, table_backend()], turns=1, analyze_every=0)
     w = RoundtableWidget(session=s, autosave=None)
     painted: list[str] = []
