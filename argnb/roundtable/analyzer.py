@@ -35,8 +35,8 @@ from argnb.roundtable.payloads import Analysis
 #: summary sentences at most (the paper leaves the number open)
 SENTENCES = 3
 UNCLEAR = "unclear"
-#: the longest analysis the bounded schema allows (about 4,500 characters) fits in this
-OPTIONS = Options(max_tokens=1280)
+#: the longest analysis the bounded schema allows (about 4,000 characters) fits in this
+OPTIONS = Options(max_tokens=1100)
 
 Short = Annotated[str, Field(max_length=140)]
 
@@ -65,8 +65,8 @@ def analysis_schema(names: tuple[str, ...], sentences: int = SENTENCES) -> type[
         "RoundtableAnalysis",
         __base__=Answer,
         summary=(list[Short], Field(min_length=1, max_length=sentences)),
-        agreements=(list[Short], Field(max_length=4)),
-        open_questions=(list[Short], Field(max_length=4)),
+        agreements=(list[Short], Field(max_length=3)),
+        open_questions=(list[Short], Field(max_length=3)),
         argument_map=(list[argument], Field(max_length=3)),  # type: ignore[valid-type]
     )
 

@@ -26,8 +26,12 @@ from argnb.roundtable.live import LiveBackend
 
 WORD_LIMIT = 150
 
-#: 150 words are about 200 tokens; this leaves a little room and stops a model that loops
-OPTIONS = Options(max_tokens=260)
+
+def token_budget(limit: int) -> int:
+    """Tokens a reply may use: about 1.3 tokens a word, plus room to overshoot the limit (so the
+    revision rule can be seen at work) -- and a stop for a model that loops."""
+    return int(limit * 1.7) + 20
+
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"')\]])\s+")
 
@@ -113,7 +117,7 @@ class Deliberator:
             check=too_long(limit),
             repair=tpl.render("revise", limit=limit, problems="$problems"),
             strict=False,
-            options=self.options or (self.agent.options or OPTIONS),
+            options=self.options or self.agent.options or Options(max_tokens=token_budget(limit)),
             **kw,
         )
         return resp, live
