@@ -81,6 +81,9 @@ def jupyter_lab(folder: Path, timeout: float = 120) -> Iterator[tuple[str, str]]
     settings = folder / ".settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)  # no "news?" pop-up over the widget
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    widgets = folder / ".settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True, exist_ok=True)  # widget state is saved with the notebook
+    (widgets / "plugin.jupyterlab-settings").write_text('{"saveState": true}')
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -139,8 +142,11 @@ def drive(
     shot: Path | None = None,
     turn_timeout: float = 120,
     check_gone: bool = True,
+    reopen: Path | None = None,
 ) -> dict:
-    """Open the notebook, run it, start the session, take one human turn, look at the panels."""
+    """Open the notebook, run it, start the session, take one human turn, look at the panels;
+    then shut the kernel down (the notice must appear) and, with ``reopen`` (the notebook's
+    path), save and open the notebook again (the saved panels and the notice must be there)."""
     from playwright.sync_api import sync_playwright
 
     seen: dict = {"dialogs": []}
@@ -209,6 +215,31 @@ def drive(
                 page.locator("[class^='argnb-rt-gone-']").screenshot(
                     path=str(shot.with_name(shot.stem + "_kernel_gone.png"))
                 )
+        if reopen is not None:
+            # save (with widget state), then open the notebook again: the old kernel is gone
+            page.locator(".jp-Notebook").first.click()
+            page.keyboard.press("Control+s")
+            page.wait_for_timeout(3000)
+            saved = reopen.read_text()
+            seen["saved_widget_state"] = "application/vnd.jupyter.widget-state+json" in saved
+            page.reload()
+            page.wait_for_selector(".argnb-rt-dialogue", timeout=90_000)
+            for _ in range(3):  # JupyterLab may ask what to do about the dead kernel
+                for label in ("Select", "Keep", "Ok", "OK"):
+                    btn = page.locator(".jp-Dialog button", has_text=label)
+                    if btn.count():
+                        btn.first.click()
+                page.wait_for_timeout(1000)
+            page.wait_for_timeout(13_000)
+            seen["reopened_dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
+            seen["gone_visible_reopened"] = _gone_visible(page)
+            seen["xss_reopened"] = page.evaluate(
+                "() => window.__xss === undefined ? null : window.__xss"
+            )
+            if shot is not None:
+                page.locator(".argnb-roundtable").screenshot(
+                    path=str(shot.with_name(shot.stem + "_reopened.png"))
+                )
         browser.close()
     return seen
 
@@ -243,6 +274,7 @@ def main() -> None:  # pragma: no cover - used by hand
                 human_text=args.text,
                 shot=args.shot,
                 turn_timeout=600,
+                reopen=folder / "roundtable.ipynb",
             )
         if (folder / "session.json").exists():
             (args.shot.parent / "session.json").write_text((folder / "session.json").read_text())

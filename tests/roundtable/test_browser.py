@@ -4,7 +4,6 @@ text in every panel, and the notice when the kernel is gone."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,15 @@ pytest.importorskip("playwright")
 
 
 def test_widget_in_jupyterlab(tmp_path) -> None:
-    if shutil.which("node") is None and False:  # JupyterLab's frontend is prebuilt; node not needed
-        pytest.skip("no node")
     write_notebook(tmp_path, SCRIPTED_CELL)
     with jupyter_lab(tmp_path) as (base, token):
         seen = drive(
-            base, token, "roundtable.ipynb", human_text=HUMAN_XSS, shot=tmp_path / "rt.png"
+            base,
+            token,
+            "roundtable.ipynb",
+            human_text=HUMAN_XSS,
+            shot=tmp_path / "rt.png",
+            reopen=tmp_path / "roundtable.ipynb",
         )
     assert seen["input_disabled_after_send"]
     # no payload ran, in the page or in the map's iframe, and no alert() fired
@@ -42,3 +44,8 @@ def test_widget_in_jupyterlab(tmp_path) -> None:
     # the kernel watch: hidden while the kernel answers, shown once it is gone
     assert seen["gone_visible_before"] is False
     assert seen["gone_visible_after"] is True and "kernel" in seen["gone_text"]
+    # saved with its widget state and opened again: the panels are back, the notice says why
+    # nothing answers, and still no payload runs
+    assert seen["saved_widget_state"]
+    assert "<script>window.__xss=2</script>" in seen["reopened_dialogue_text"]
+    assert seen["gone_visible_reopened"] is True and seen["xss_reopened"] is None
