@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.roundtable import Session, record
+from argnb.roundtable import Session
 from argnb.roundtable.payloads import Contribution
 
 pytestmark = pytest.mark.model
@@ -29,11 +29,12 @@ def test_a_short_session_on_the_embedded_model(local) -> None:
     tr = s.transcript
     assert len(s.speakers) == 3 and "Ann" in s.speakers
     assert all(a != b for a, b in zip(s.speakers, s.speakers[1:], strict=False))
-    for t in record.speaker_turns(tr):
+    for i, t in enumerate(tr.turns):
         p = t.payload
         if isinstance(p, Contribution) and t.valid:
             assert p.words <= 40 and t.calls >= 1 and t.model == "smollm2-135m"
-            assert p.first_chunk_s is not None and p.first_chunk_s <= t.latency_s + 1e-6
+            first_try = tr.turns[i - 1] if p.revised else t  # the chunk timed is the first try's
+            assert p.first_chunk_s is not None and 0 < p.first_chunk_s <= first_try.latency_s
     assert len(chunks) > 3  # the embedded model streams its replies in pieces
     tried = tr.of_kind("roundtable.analysis", valid=None)
     assert len(tried) == 1  # valid, or recorded as unusable -- never lost
