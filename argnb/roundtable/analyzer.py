@@ -6,6 +6,7 @@ It never takes part in the discussion. Its map becomes an :class:`argnb.maps.Arg
 framework whose grounded extension says which claims stand:
 
     >>> from argnb.roundtable.payloads import Analysis
+from argnb.roundtable.seat import Seat
     >>> objection = {"objection": "They help to look things up", "by": "Ann",
     ...              "rebuttal": "Laptops do that better", "rebuttal_by": "D1"}
     >>> a = Analysis(upto=3, arguments=[{"claim": "Ban phones in class", "by": "D1",
@@ -21,16 +22,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, create_model
 
-from argnb.agents import Agent, Response
+from argnb.agents import Response
 from argnb.llm.answer import Answer
 from argnb.llm.base import Options
-from argnb.prompts import Prompt, load
 from argnb.roundtable.payloads import Analysis
+from argnb.roundtable.seat import Seat
 
 #: summary sentences at most (the paper leaves the number open)
 SENTENCES = 3
@@ -99,21 +99,13 @@ def to_payload(answer: Any, upto: int, trigger: str) -> Analysis:
 
 
 @dataclass
-class Analyzer:
-    """An agent in the analyzer's seat, with its prompt templates."""
+class Analyzer(Seat):
+    """An agent in the analyzer's seat."""
 
-    agent: Agent
-    prompt_dir: str | Path | None = None
+    ROLE: ClassVar[str] = "analyzer"
+
     sentences: int = SENTENCES
     options: Options = field(default_factory=lambda: OPTIONS)
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
-
-    @property
-    def template(self) -> Prompt:
-        return load("argnb.roundtable", "analyzer", self.prompt_dir, sectioned=True)
 
     async def aanalyze(
         self, topic: str, participants: str, names: Sequence[str], context: str, **kw: Any

@@ -113,7 +113,9 @@ class SessionConfig(BaseModel):
 
         deliberators = [
             Deliberator(
-                Agent(d.name or f"Deliberator {i}", seat(d.spec)), f"Deliberator {i}", d.perspective
+                Agent(d.name or f"Deliberator {i}", seat(d.spec)),
+                label=f"Deliberator {i}",
+                perspective=d.perspective,
             )
             for i, d in enumerate(self.deliberators, start=1)
         ]

@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from argnb.agents import Agent, Response
 from argnb.llm.base import Options
-from argnb.prompts import Prompt, load
 from argnb.roundtable.live import LiveBackend
+from argnb.roundtable.seat import Seat
 
 WORD_LIMIT = 150
 
@@ -69,23 +68,15 @@ def cut_to_words(text: str, limit: int) -> str:
 
 
 @dataclass
-class Deliberator:
+class Deliberator(Seat):
     """An agent in a deliberator's seat. ``label`` is its role ("Deliberator 1"); a
     ``perspective`` (optional) gives two copies of one model something different to bring."""
 
-    agent: Agent
+    ROLE: ClassVar[str] = "deliberator"
+
     label: str = ""
     perspective: str = ""
-    prompt_dir: str | Path | None = None
     options: Options | None = None
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
-
-    @property
-    def template(self) -> Prompt:
-        return load("argnb.roundtable", "deliberator", self.prompt_dir, sectioned=True)
 
     def seat(self, topic: str, others: str, limit: int) -> None:
         """Write the system prompt for this table."""

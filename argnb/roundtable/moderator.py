@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, create_model
 
-from argnb.agents import Agent, Response
+from argnb.agents import Response
 from argnb.llm.answer import Answer
 from argnb.llm.base import Options
-from argnb.prompts import Prompt, load
+from argnb.roundtable.seat import Seat
 
 INTENTS = ("invite", "clarify", "summarise", "flag_reasoning", "steer", "deadlock")
 
@@ -52,23 +51,13 @@ def _listing(names: Sequence[str]) -> str:
 
 
 @dataclass
-class Moderator:
-    """An agent in the moderator's role, with its prompt templates.
+class Moderator(Seat):
+    """An agent in the moderator's role; ``agent.system`` is filled by :meth:`seat` once the
+    table is known."""
 
-    ``agent.system`` is filled by :meth:`seat` once the table is known.
-    """
+    ROLE: ClassVar[str] = "moderator"
 
-    agent: Agent
-    prompt_dir: str | Path | None = None
     options: Options = field(default_factory=lambda: OPTIONS)
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
-
-    @property
-    def template(self) -> Prompt:
-        return load("argnb.roundtable", "moderator", self.prompt_dir, sectioned=True)
 
     def seat(self, topic: str, participants: str, human: str, every: int) -> None:
         """Write the system prompt for this table."""

@@ -197,7 +197,12 @@ class Session:
         for i, d in enumerate(deliberators, start=1):
             view = perspectives[i - 1] if i <= len(perspectives) else ""
             if not isinstance(d, Deliberator):
-                d = Deliberator(_agent(d, f"Deliberator {i}"), f"Deliberator {i}", view, prompt_dir)
+                d = Deliberator(
+                    _agent(d, f"Deliberator {i}"),
+                    prompt_dir,
+                    label=f"Deliberator {i}",
+                    perspective=view,
+                )
             d.label = d.label or f"Deliberator {i}"
             self.deliberators.append(d)
         self.human = " ".join(str(human).split()) or "You"

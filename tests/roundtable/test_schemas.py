@@ -39,3 +39,10 @@ def test_doctests(module: str) -> None:
     name = "argnb.roundtable" if module == "__init__" else f"argnb.roundtable.{module}"
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_public_name_resolves() -> None:
+    import argnb.roundtable as rt
+
+    for name in rt.__all__:
+        assert getattr(rt, name) is not None, name
