@@ -6,7 +6,6 @@ It never takes part in the discussion. Its map becomes an :class:`argnb.maps.Arg
 framework whose grounded extension says which claims stand:
 
     >>> from argnb.roundtable.payloads import Analysis
-from argnb.roundtable.seat import Seat
     >>> objection = {"objection": "They help to look things up", "by": "Ann",
     ...              "rebuttal": "Laptops do that better", "rebuttal_by": "D1"}
     >>> a = Analysis(upto=3, arguments=[{"claim": "Ban phones in class", "by": "D1",
