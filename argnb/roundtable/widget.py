@@ -34,6 +34,8 @@ from argnb.transcript import Transcript, Turn
 
 #: seconds without a heartbeat answer before the widget says the kernel is gone
 GONE_AFTER_S = 10
+#: milliseconds between two heartbeats of the page
+BEAT_MS = 2000
 #: the least time between two repaints of a streaming message
 REPAINT_S = 0.08
 
@@ -191,9 +193,14 @@ class RoundtableWidget:
         self.feedback = FeedbackForm(feedback)
         self.feedback_box = w.Accordion(children=[self.feedback.widget], selected_index=None)
         self.feedback_box.set_title(0, "Feedback form (after your session)")
+        # the browser's Play timer only starts when ``playing`` turns true while a view of it
+        # exists, so a watch thread (started on display) switches it on until beats arrive
         self.heartbeat = w.Play(
-            value=0, min=0, max=10**9, step=1, interval=2000, repeat=True, playing=True
+            value=0, min=0, max=10**9, step=1, interval=BEAT_MS, repeat=True, playing=False
         )
+        self._last_beat = 0.0
+        self._watching = False
+        self._closed = False
         self.heartbeat.layout.display = "none"
         self.gone = w.HTML(
             _gone_notice(self.uid, 0, str(autosave or "")), layout=w.Layout(min_height="0px")
@@ -452,6 +459,7 @@ class RoundtableWidget:
         return iframe(page, self.map_height)
 
     def _on_beat(self, change: dict[str, Any]) -> None:
+        self._last_beat = time.monotonic()
         self._beat += 1
         s = self.session
         saved = s.autosave if s is not None and s.autosave else self.autosave
@@ -482,7 +490,26 @@ class RoundtableWidget:
         view.thread.start()
         return view
 
+    def _watch(self) -> None:
+        """Switch the page's heartbeat on (again) whenever no beat came for a while: when the
+        view was not there yet, or a re-rendered view lost its timer."""
+        while not self._closed:
+            time.sleep(BEAT_MS / 1000 * 1.5)
+            if time.monotonic() - self._last_beat > BEAT_MS / 1000 * 2.5:
+                self.heartbeat.playing = False
+                self.heartbeat.playing = True
+
+    def close(self) -> None:
+        """Stop the heartbeat watch and close the widgets."""
+        self._closed = True
+        self.widget.close()
+
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
+        if not self._watching:
+            self._watching = True
+            threading.Thread(
+                target=self._watch, daemon=True, name=f"roundtable-watch-{self.uid}"
+            ).start()

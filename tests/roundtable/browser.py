@@ -167,6 +167,7 @@ def drive(
             except Exception:
                 continue
         start.wait_for(timeout=5_000)
+        page.evaluate(BEAT_COUNTER)
         t0 = time.monotonic()
         start.click()
         box = page.locator(".argnb-rt-input textarea")
@@ -204,7 +205,9 @@ def drive(
         seen["dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
         seen["analysis_text"] = page.locator(".argnb-rt-analysis").inner_text()
         seen["map_frames"] = page.locator(".argnb-rt-map iframe").count()
+        page.wait_for_timeout(12_000)  # longer than the notice waits: beats must keep it hidden
         seen["gone_visible_before"] = _gone_visible(page)
+        seen["beats"] = page.evaluate("() => window.__beats")
         if check_gone:
             for k in api(base, token, "/api/kernels"):  # type: ignore[union-attr]
                 api(base, token, f"/api/kernels/{k['id']}", method="DELETE")
@@ -242,6 +245,12 @@ def drive(
                 )
         browser.close()
     return seen
+
+
+BEAT_COUNTER = """() => { window.__beats = 0;
+  const d = document.querySelector("[class^='argnb-rt-gone-']").parentElement;
+  new MutationObserver(() => { window.__beats += 1; }).observe(d, {childList: true, subtree: true});
+}"""
 
 
 def _gone_visible(page) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import re
+import time
 
 import pytest
 
@@ -159,7 +160,27 @@ def test_the_kernel_watch_is_rearmed_by_each_heartbeat(make_session) -> None:
     assert after != before and re.sub(r"<!-- \d+ -->", "", after) == re.sub(
         r"<!-- \d+ -->", "", before
     )
-    assert w.heartbeat.playing and w.heartbeat.layout.display == "none"
+    assert w.heartbeat.layout.display == "none"
+
+
+def test_the_watch_switches_the_heartbeat_on_until_beats_arrive(make_session, monkeypatch) -> None:
+    import argnb.roundtable.widget as widget_mod
+
+    monkeypatch.setattr(widget_mod, "BEAT_MS", 40)
+    w = RoundtableWidget(session=make_session(), autosave=None)
+    switched: list[bool] = []
+    w.heartbeat.observe(lambda ch: switched.append(ch["new"]), names="playing")
+    assert not w.heartbeat.playing  # a timer only starts on a change seen by a view
+    w._ipython_display_()  # starts the watch (no view here, so no beats ever come)
+    time.sleep(0.5)
+    assert True in switched  # switched on (again and again: nothing answers without a view)
+    n = len(switched)
+    w.heartbeat.value = 1  # beats arrive: the watch leaves the heartbeat alone
+    for _ in range(8):
+        time.sleep(0.05)
+        w.heartbeat.value += 1
+    assert len(switched) - n <= 2
+    w.close()
 
 
 def test_replay_shows_a_saved_session(tmp_path, make_session) -> None:
