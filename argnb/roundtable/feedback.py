@@ -17,37 +17,33 @@ from typing import Any
 
 from argnb.errors import ArgnbError
 
-#: (column, statement) -- rated 1 (strongly disagree) to 5 (strongly agree)
+#: (column, statement) -- rated 1 (strongly disagree) to 5 (strongly agree). Columns and wording
+#: are the class-data format of ``argnb.exercises.classdata`` (LIKERT, OPEN, FEEDBACK_COLUMNS):
+#: keep the two identical, so a class's files aggregate in the instructor's report
 LIKERT: tuple[tuple[str, str], ...] = (
     ("easy_to_use", "The roundtable was easy to use."),
-    ("natural_navigation", "Finding my way around the panels felt natural."),
-    ("use_again", "I would like to use a tool like this again."),
-    ("multiple_perspectives", "It helped me look at the question from several sides."),
-    ("open_questions_reflection", "The open questions made me think further."),
-    ("summaries_clear", "The summaries made the main points of the discussion clearer."),
-    ("agreement_tracker_useful", "The list of points of agreement was useful."),
-    ("map_easy_to_follow", "The argument map was easy to follow."),
-    ("improved_reasoning", "All in all, it helped me reason about the topic."),
+    ("natural_navigation", "Finding my way around the interface felt natural."),
+    ("use_again", "I would use a tool like this again."),
+    ("perspectives", "It made me weigh more than one point of view."),
+    ("open_questions", "The open questions pushed me to think further."),
+    ("summaries", "The summaries made the main points of the discussion clearer."),
+    ("agreement_tracker", "Seeing where we agreed and disagreed was useful."),
+    ("argument_map", "The argument map was easy to follow."),
+    ("reasoning", "Overall, the session improved how I reason about the topic."),
 )
 #: (column, question) -- free text
 OPEN: tuple[tuple[str, str], ...] = (
     ("most_helpful", "What helped you most?"),
-    ("confusing", "What confused you, or should be improved?"),
-    (
-        "research_use",
-        "Could this tool serve research (how LLMs behave, how people deliberate)? How?",
-    ),
-    ("reflection_support", "Does it help people reflect and reason better? Why, or why not?"),
-    (
-        "vs_single_llm",
-        "What does a table of several models give you that a chat with one does not?",
-    ),
-    ("other_comments", "Anything else you would like to tell us?"),
+    ("confusing", "What confused you, or should work differently?"),
+    ("research_use", "Could this tool help research, e.g. on how models or groups deliberate?"),
+    ("reflection_use", "Could it help people reflect and reason better? How?"),
+    ("advantage", "What does a moderated roundtable give you that one chatbot does not?"),
+    ("comments", "Anything else?"),
 )
 SCALE = ("strongly disagree", "disagree", "neutral", "agree", "strongly agree")
 COLUMNS: tuple[str, ...] = ("student", "session", *(k for k, _ in LIKERT), *(k for k, _ in OPEN))
 #: an answer longer than this is cut (a CSV cell is not an essay box)
-ANSWER_CHARS = 2000
+ANSWER_CHARS = 4000
 
 
 def feedback_row(
