@@ -18,6 +18,7 @@ import bench_overhead
 import bench_prefix_cache
 import bench_streaming
 import fallacy_protocol
+import roundtable_session
 from _common import table
 
 if __name__ == "__main__":
@@ -27,8 +28,9 @@ if __name__ == "__main__":
     print(table("response cache", bench_cache.run()))
     print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
     print(table("fallacy protocol", fallacy_protocol.run()))
+    print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
+    print(table("streaming, time to first chunk (local)", bench_streaming.run()))
+    print(table("roundtable protocol (scripted models)", roundtable_session.run()))
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
-    print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
-    print(table("streaming, time to first chunk (local)", bench_streaming.run()))

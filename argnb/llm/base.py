@@ -198,7 +198,7 @@ class Backend(ABC):
         return self._finish(key, reply, start)
 
     def stream(self, messages: Messages | str, *, options: Options | None = None) -> ChatStream:
-        """Send messages; iterate the result for text chunks as the model writes them.
+        """Send messages; iterate the result for text chunks as the model writes them::
 
         >>> from argnb.llm import ScriptedBackend
         >>> s = ScriptedBackend(["Premises first, then the claim."]).stream("Say it")

@@ -1,0 +1,160 @@
+"""Read a roundtable transcript: who spoke, what the moderator and the rules decided, analyses.
+
+Everything a session reports is computed here from its turns, so a saved session (or one replayed
+turn by turn) gives back exactly the same views, and the roles' prompts see the same discussion
+the learner sees.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from argnb.roundtable.payloads import (
+    SPEAKER_KINDS,
+    Agenda,
+    Analysis,
+    Contribution,
+    Decision,
+    End,
+    HumanTurn,
+    Override,
+)
+from argnb.transcript import Transcript, Turn
+
+ACTIONS = {"pass": "(passes)", "end": "(ends the session)"}
+
+#: how much of one turn the roles read (a 150-word reply is about 900 characters)
+TURN_CHARS = 1200
+
+
+def _kind(cls: type) -> str:
+    return cls.model_fields["kind"].default
+
+
+def agenda(tr: Transcript) -> Agenda | None:
+    """The opening agenda, or None before the session opened."""
+    turns = tr.of_kind(_kind(Agenda))
+    return turns[0].payload if turns else None  # type: ignore[return-value]
+
+
+def speaker_turns(tr: Transcript) -> list[Turn]:
+    """Deliberator and human turns in order (a failed contribution still had the floor)."""
+    return tr.of_kind(*SPEAKER_KINDS, valid=None)
+
+
+def speakers(tr: Transcript) -> list[str]:
+    """Who had the floor, in order (moderator messages are not turns)."""
+    return [t.speaker for t in speaker_turns(tr)]
+
+
+def decisions(tr: Transcript) -> list[Turn]:
+    return tr.of_kind(_kind(Decision), valid=None)
+
+
+def overrides(tr: Transcript) -> list[Turn]:
+    return tr.of_kind(_kind(Override))
+
+
+def analyses(tr: Transcript) -> list[Turn]:
+    """Valid analyses, oldest first (the history of how agreement changed)."""
+    return tr.of_kind(_kind(Analysis))
+
+
+def latest_analysis(tr: Transcript) -> Analysis | None:
+    found = analyses(tr)
+    return found[-1].payload if found else None  # type: ignore[return-value]
+
+
+def ended(tr: Transcript) -> End | None:
+    turns = tr.of_kind(_kind(End))
+    return turns[-1].payload if turns else None  # type: ignore[return-value]
+
+
+def pending_speaker(tr: Transcript) -> str | None:
+    """Whom the last moderator step gave the floor, when they have not spoken yet."""
+    if ended(tr) is not None:
+        return None
+    for t in reversed(tr.turns):
+        kind = t.payload.kind
+        if kind in SPEAKER_KINDS:
+            return None
+        if kind == _kind(Decision):
+            return t.payload.speaker  # type: ignore[attr-defined]
+    return None
+
+
+def human_name(tr: Transcript) -> str:
+    a = agenda(tr)
+    if a is not None:
+        for p in a.participants:
+            if p.role == "human":
+                return p.name
+    return str(tr.meta.get("human", "human"))
+
+
+def label(tr: Transcript, turn: Turn) -> str:
+    """How the discussion names a turn's speaker: "Moderator", "Deliberator 1", "Ann (human)"."""
+    p = turn.payload
+    if isinstance(p, HumanTurn):
+        return f"{turn.speaker} (human)"
+    if isinstance(p, Contribution) and p.label and p.label != turn.speaker:
+        return f"{turn.speaker} ({p.label})"
+    return turn.speaker
+
+
+def said(tr: Transcript) -> list[tuple[Turn, str]]:
+    """What was said aloud, in order: the welcome, moderator messages, contributions, the
+    human's words (and passes). Rules, checks and analyses are not part of the conversation."""
+    out: list[tuple[Turn, str]] = []
+    for t in tr.turns:
+        p = t.payload
+        if isinstance(p, Agenda):
+            out.append((t, t.text))
+        elif isinstance(p, Decision) and p.message:
+            out.append((t, p.message))
+        elif isinstance(p, Contribution) and t.valid:
+            out.append((t, t.text))
+        elif isinstance(p, HumanTurn):
+            out.append((t, t.text if p.action == "say" else ACTIONS[p.action]))
+    return out
+
+
+def render_context(tr: Transcript, last: int | None = 10) -> str:
+    """The conversation as the roles read it: one ``Speaker: text`` line per utterance."""
+    spoken = [(t, text) for t, text in said(tr) if text]
+    skipped = max(0, len(spoken) - last) if last is not None else 0
+    lines = [f"(... {skipped} earlier messages ...)"] if skipped else []
+    lines += [
+        f"{label(tr, t)}: {' '.join(text[: 2 * TURN_CHARS].split())[:TURN_CHARS]}"
+        for t, text in spoken[skipped:]
+    ]
+    return "\n".join(lines) or "(nothing has been said yet)"
+
+
+def summary(tr: Transcript) -> dict[str, Any]:
+    """A session in one JSON-ready dict: ``turns``, ``speakers`` (who had the floor, in order;
+    moderator messages excluded), ``human``, ``overrides`` and ``analyses`` (counts), the final
+    ``analysis``, why it ``ended``, model ``calls`` and ``seconds``, and the mean seconds to a
+    deliberator's first streamed chunk."""
+    spoken = speaker_turns(tr)
+    last = latest_analysis(tr)
+    end = ended(tr)
+    firsts = [
+        t.payload.first_chunk_s
+        for t in spoken
+        if isinstance(t.payload, Contribution) and t.payload.first_chunk_s is not None
+    ]
+    return {
+        "topic": tr.title,
+        "turns": len(spoken),
+        "speakers": [t.speaker for t in spoken],
+        "human": human_name(tr),
+        "overrides": len(overrides(tr)),
+        "override_rules": [t.payload["rules"] for t in overrides(tr)],
+        "analyses": len(analyses(tr)),
+        "analysis": last.data() if last is not None else None,
+        "ended": end.reason if end is not None else None,
+        "calls": tr.calls,
+        "seconds": round(tr.cost.latency_s, 2),
+        "first_chunk_s": round(sum(firsts) / len(firsts), 3) if firsts else None,
+    }

@@ -1,0 +1,32 @@
+"""What every roundtable role has: an agent (name, backend, system prompt) and its prompt file.
+
+The moderator, the deliberators and the analyzer differ in what they ask and how their answers
+are recorded; reading ``prompts/<role>.md`` (or an adapted copy in ``prompt_dir``) is shared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from argnb.agents import Agent
+from argnb.prompts import Prompt, load
+
+
+@dataclass
+class Seat:
+    """An agent in one role, with that role's templates (``prompts/<ROLE>.md``)."""
+
+    ROLE: ClassVar[str] = ""
+
+    agent: Agent
+    prompt_dir: str | Path | None = None
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    @property
+    def template(self) -> Prompt:
+        return load("argnb.roundtable", self.ROLE, self.prompt_dir, sectioned=True)

@@ -1,0 +1,713 @@
+"""A roundtable session: a human deliberating with LLM deliberators under an LLM moderator,
+with an analyzer reading along. The rules hold in code; the transcript is the record.
+
+One step at a time::
+
+    moderator step  ->  the rules accept or override its choice  ->  the chosen speaker's turn
+       (message?)        (override recorded with the rule)          (deliberator streams, or
+                                                                     the session waits for the human)
+    ... every K speaker turns, and at the end: the analyzer
+
+The same :class:`Session` runs headless (the human's turns come from a script: a list of texts,
+a text file or a function) and behind the widget (the human types); :meth:`Session.arun` is
+the headless loop, :meth:`Session.aadvance` / :meth:`Session.asay` the two moves a front end
+makes. Everything it reports -- speakers, overrides, analyses, cost -- is read from the transcript
+(:mod:`argnb.roundtable.record`), so a saved session gives back the same views.
+
+    >>> from argnb.llm import ScriptedBackend
+    >>> from argnb.roundtable.testing import table_backend
+    >>> s = Session("Homework with AI?", moderator=table_backend(), analyzer=table_backend(),
+    ...     deliberators=[
+    ...     table_backend(), table_backend()], human="Ann", turns=4, analyze_every=2)
+    >>> s = s.run(["AI can explain a topic.", "/pass"])
+    >>> s.speakers, len(s.analyses), s.ended.reason
+    (['Deliberator 1', 'Deliberator 2', 'Ann', 'Deliberator 1'], 2, 'turns')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from argnb.agents import Agent, Response
+from argnb.batch import run_sync
+from argnb.errors import ArgnbError
+from argnb.llm.base import Backend
+from argnb.roundtable import record
+from argnb.roundtable.analyzer import Analyzer, to_payload
+from argnb.roundtable.deliberator import WORD_LIMIT, Deliberator, count_words, cut_to_words
+from argnb.roundtable.moderator import Moderator
+from argnb.roundtable.payloads import (
+    RULES,
+    SESSION,
+    Agenda,
+    Analysis,
+    Contribution,
+    Decision,
+    End,
+    Flag,
+    HumanTurn,
+    Override,
+    Participant,
+)
+from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT, UNKNOWN, TurnRules
+from argnb.transcript import Cost, Transcript, Turn
+
+HUMAN_PASS = "/pass"
+HUMAN_END = "/end"
+#: the most a human turn may hold (a page of text)
+HUMAN_CHARS = 2000
+#: what the front end shows when the floor goes to the human
+YOUR_TURN = "Your turn, {name}: what do you think?"
+
+EventKind = Literal["turn", "start", "chunk", "restart", "waiting", "end"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """What a front end hears while a session runs.
+
+    ``start`` (a deliberator begins; ``model`` and ``label`` say who), ``chunk`` (a piece of its
+    text), ``restart`` (its reply was too long and is being revised), ``turn`` (a turn was
+    recorded: ``turn`` and its transcript ``index``), ``waiting`` (the floor is the human's),
+    ``end``.
+    """
+
+    kind: EventKind
+    speaker: str = ""
+    text: str = ""
+    turn: Turn | None = None
+    index: int | None = None
+    model: str = ""
+    label: str = ""
+
+
+# -- the human's turns when nobody types ------------------------------------------------------
+HumanSource = Sequence[str] | Callable[["Session"], str | None] | str | Path
+
+
+def read_script(path: str | Path) -> list[str]:
+    """A human script file: a JSON list of texts, or plain text with one turn per line."""
+    p = Path(path)
+    if not p.is_file():
+        raise ArgnbError(
+            f"no human script at {p}", hint="give a JSON list of texts or a text file, one per line"
+        )
+    text = p.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ArgnbError(
+                f"{p} starts like a JSON list but is not valid JSON ({exc.msg}, line {exc.lineno})",
+                hint="fix the JSON, or write one turn per line without brackets",
+            ) from None
+        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
+            raise ArgnbError(f"{p} must hold a JSON list of strings", hint='e.g. ["I think ..."]')
+        return data
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class HumanScript:
+    """The human's side of a headless session.
+
+    A list (or a file, see :func:`read_script`) is said in order; ``/pass`` passes, ``/end`` ends
+    the session, and once the list runs out the human passes. A function receives the session
+    and returns the text (``None`` passes).
+    """
+
+    def __init__(self, source: HumanSource) -> None:
+        self.fn: Callable[[Session], str | None] | None = None
+        self.items: list[str] = []
+        if callable(source):
+            self.fn = source
+            self.source = "function"
+        else:
+            if isinstance(source, str | Path):
+                self.items = read_script(source)
+            else:
+                self.items = [str(x) for x in source]
+            self.source = "script"
+        self.used = 0
+
+    def __call__(self, session: Session) -> str | None:
+        if self.fn is not None:
+            return self.fn(session)
+        if self.used >= len(self.items):
+            return HUMAN_PASS
+        self.used += 1
+        return self.items[self.used - 1]
+
+
+# -- the session --------------------------------------------------------------------------------
+def _agent(x: Agent | Backend, name: str) -> Agent:
+    return x if isinstance(x, Agent) else Agent(name, x)
+
+
+class Session:
+    """One roundtable. Give backends (or :class:`~argnb.agents.Agent`\\ s, or seated
+    :class:`~.deliberator.Deliberator`\\ s); defaults for them are chosen by the CLI, notebook and
+    widget, never here.
+
+    ``turns``: speaker turns before the session ends; ``human_every``: the human speaks at least
+    once in every N turns; ``analyze_every``: the analyzer runs after every K speaker turns (0:
+    only at the end and on demand); ``fallacy``: an optional :class:`argnb.fallacy.Baseline`
+    that checks each contribution and tells the moderator; ``autosave``: a path the transcript is
+    written to after every turn (nothing is lost when a kernel dies); ``on_event``: see
+    :class:`Event`.
+    """
+
+    def __init__(
+        self,
+        topic: str,
+        *,
+        moderator: Agent | Backend,
+        deliberators: Sequence[Agent | Backend | Deliberator],
+        analyzer: Agent | Backend | None = None,
+        human: str = "You",
+        turns: int = 12,
+        human_every: int = 3,
+        analyze_every: int = 4,
+        word_limit: int = WORD_LIMIT,
+        perspectives: Sequence[str] = (),
+        fallacy: Any = None,
+        context_turns: int = 10,
+        prompt_dir: str | Path | None = None,
+        autosave: str | Path | None = None,
+        on_event: Callable[[Event], None] | None = None,
+    ) -> None:
+        topic = " ".join(str(topic).split())
+        if len(topic) < 3:
+            raise ArgnbError("the topic is empty", hint="propose a question to deliberate on")
+        if not deliberators:
+            raise ArgnbError("a roundtable needs at least one deliberator")
+        if turns < 1 or analyze_every < 0 or word_limit < 10:
+            raise ArgnbError(
+                "turns must be >= 1, analyze_every >= 0 and word_limit >= 10",
+                hint=f"got turns={turns}, analyze_every={analyze_every}, word_limit={word_limit}",
+            )
+        self.moderator = Moderator(_agent(moderator, "Moderator"), prompt_dir)
+        self.analyzer = (
+            Analyzer(_agent(analyzer, "Analyzer"), prompt_dir) if analyzer is not None else None
+        )
+        self.deliberators: list[Deliberator] = []
+        for i, d in enumerate(deliberators, start=1):
+            view = perspectives[i - 1] if i <= len(perspectives) else ""
+            if not isinstance(d, Deliberator):
+                d = Deliberator(
+                    _agent(d, f"Deliberator {i}"),
+                    prompt_dir,
+                    label=f"Deliberator {i}",
+                    perspective=view,
+                )
+            d.label = d.label or f"Deliberator {i}"
+            self.deliberators.append(d)
+        self.human = " ".join(str(human).split()) or "You"
+        names = [d.name for d in self.deliberators]
+        taken = {self.moderator.name, RULES, SESSION, *(names)}
+        if self.analyzer is not None:
+            taken.add(self.analyzer.name)
+        if self.human in taken:
+            raise ArgnbError(f"the human cannot be called {self.human!r}", hint="pick another name")
+        self.rules = TurnRules(self.human, (*names, self.human), human_every)
+        self.turns = turns
+        self.analyze_every = analyze_every
+        self.word_limit = word_limit
+        self.fallacy = fallacy
+        self.context_turns = context_turns
+        self.autosave = Path(autosave) if autosave else None
+        self.on_event = on_event
+        self._busy = False
+        self.transcript = Transcript(
+            kind="roundtable",
+            title=topic,
+            meta={
+                "topic": topic,
+                "human": self.human,
+                "turns": turns,
+                "human_every": human_every,
+                "analyze_every": analyze_every,
+                "word_limit": word_limit,
+                "fallacy": fallacy.describe() if fallacy is not None else None,
+            },
+        )
+        self._seat()
+
+    # -- views (read from the transcript) ----------------------------------------------------
+    @property
+    def topic(self) -> str:
+        return self.transcript.title
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Everyone who can take the floor, deliberators first, in seating order."""
+        return self.rules.participants
+
+    @property
+    def speakers(self) -> list[str]:
+        return record.speakers(self.transcript)
+
+    @property
+    def overrides(self) -> list[Override]:
+        return [t.payload for t in record.overrides(self.transcript)]  # type: ignore[misc]
+
+    @property
+    def analyses(self) -> list[Analysis]:
+        return [t.payload for t in record.analyses(self.transcript)]  # type: ignore[misc]
+
+    @property
+    def analysis(self) -> Analysis | None:
+        return record.latest_analysis(self.transcript)
+
+    @property
+    def agenda(self) -> Agenda | None:
+        return record.agenda(self.transcript)
+
+    @property
+    def pending(self) -> str | None:
+        """Who has the floor now and has not spoken yet (None between steps)."""
+        return record.pending_speaker(self.transcript)
+
+    @property
+    def waiting_for_human(self) -> bool:
+        return self.pending == self.human
+
+    @property
+    def ended(self) -> End | None:
+        return record.ended(self.transcript)
+
+    @property
+    def cost(self) -> Cost:
+        return self.transcript.cost
+
+    def summary(self) -> dict[str, Any]:
+        """What the CLI prints as JSON (see :func:`argnb.roundtable.record.summary`)."""
+        return record.summary(self.transcript)
+
+    def to_map(self, analysis: Analysis | None = None):
+        """The argument map of an analysis (the latest by default)."""
+        from argnb.roundtable.analyzer import analysis_map
+
+        a = analysis or self.analysis
+        if a is None:
+            raise ArgnbError("no analysis yet", hint="run session.analyze() first")
+        return analysis_map(a, self.topic)
+
+    def _repr_html_(self) -> str:
+        from argnb.roundtable.views import session_html
+
+        return session_html(self.transcript)
+
+    # -- recording ---------------------------------------------------------------------------
+    def _emit(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _record(self, turn: Turn) -> Turn:
+        self.transcript.add(turn)
+        if self.autosave is not None:
+            self.transcript.save(self.autosave)
+        self._emit(Event("turn", turn.speaker, turn.text, turn, len(self.transcript.turns) - 1))
+        return turn
+
+    def _record_failed(self, resp: Response[Any]) -> None:
+        """The rejected attempts of an agent turn (their cost belongs in the record)."""
+        for t in resp.turns if not resp.valid else resp.turns[:-1]:
+            self._record(t)
+
+    def _participants(self) -> list[Participant]:
+        out = [
+            Participant(
+                name=self.moderator.name,
+                role="moderator",
+                backend=self.moderator.agent.backend.name,
+                model=self.moderator.agent.backend.model,
+            )
+        ]
+        out += [
+            Participant(
+                name=d.name,
+                role="deliberator",
+                backend=d.agent.backend.name,
+                model=d.agent.backend.model,
+                perspective=d.perspective,
+            )
+            for d in self.deliberators
+        ]
+        out.append(Participant(name=self.human, role="human"))
+        if self.analyzer is not None:
+            a = self.analyzer.agent.backend
+            out.append(
+                Participant(name=self.analyzer.name, role="analyzer", backend=a.name, model=a.model)
+            )
+        return out
+
+    def _table(self) -> str:
+        """The participants as the prompts name them."""
+        parts = [f"{d.name} (a deliberator)" for d in self.deliberators]
+        return ", ".join([*parts, f"{self.human} (the human participant)"])
+
+    def _seat(self) -> None:
+        table = self._table()
+        self.moderator.seat(self.topic, table, self.human, self.rules.every)
+        for d in self.deliberators:
+            others = [x.name for x in self.deliberators if x is not d] + [f"{self.human} (human)"]
+            d.seat(self.topic, ", ".join(others), self.word_limit)
+
+    # -- the moves -----------------------------------------------------------------------------
+    async def aopen(self) -> Agenda:
+        """The moderator's agenda: its scope, criteria and welcome, plus what the code knows."""
+        if self.agenda is not None:
+            return self.agenda
+        resp = await self.moderator.aopen(self.turns, role="agenda")
+        self._record_failed(resp)
+        a = resp.value
+        agenda = Agenda(
+            topic=self.topic,
+            scope=a.scope.strip() if a else "",
+            criteria=[c.strip() for c in a.criteria if c.strip()] if a else [],
+            participants=self._participants(),
+            turns=self.turns,
+            human_every=self.rules.every,
+            analyze_every=self.analyze_every,
+            word_limit=self.word_limit,
+        )
+        from argnb.roundtable.views import agenda_text
+
+        welcome = a.welcome.strip() if a else ""
+        text = agenda_text(agenda, welcome)
+        if resp.valid:
+            turn = resp.turn.model_copy(update={"role": "agenda", "text": text, "payload": agenda})
+        else:
+            turn = Turn(speaker=self.moderator.name, role="agenda", text=text, payload=agenda)
+        self._record(turn)
+        return agenda
+
+    def _flag_note(self) -> str:
+        """The fallacy check's warning about the last contribution, for the next step."""
+        for t in reversed(self.transcript.turns):
+            if isinstance(t.payload, Decision):
+                return ""
+            if isinstance(t.payload, Flag) and t.payload.label == 1:
+                who = self.transcript.turns[t.payload.target].speaker
+                return (
+                    f"a quick automatic check suggests that {who}'s last contribution may rest on "
+                    "weak reasoning. If you agree, say what is weak about it in plain words, "
+                    "without naming a fallacy."
+                )
+        return ""
+
+    async def _moderate(self) -> str:
+        history = self.speakers
+        allowed = self.rules.allowed(history)
+        flag = self._flag_note()
+        step = len(record.decisions(self.transcript)) + 1
+        resp = await self.moderator.astep(
+            record.render_context(self.transcript, self.context_turns),
+            self.names,
+            allowed,
+            flag,
+            role="moderator",
+        )
+        self._record_failed(resp)
+        v = resp.value
+        choice = v.next_speaker if v is not None else None
+        ruling = self.rules.enforce(history, choice)
+        decision = Decision(
+            step=step,
+            intent=v.intent if v else "",
+            message=" ".join(v.message.split()) if v else "",
+            choice=choice,
+            speaker=ruling.speaker,
+            allowed=allowed,
+            flag=flag,
+        )
+        if v is not None:
+            turn = resp.turn.model_copy(
+                update={"role": "moderator", "text": decision.message, "payload": decision}
+            )
+        else:
+            turn = Turn(speaker=self.moderator.name, role="moderator", payload=decision)
+        self._record(turn)
+        if ruling.overridden:
+            self._record(
+                Turn(
+                    speaker=RULES,
+                    role="override",
+                    text=self._explain(ruling.choice, ruling.speaker, ruling.broken, history),
+                    payload=Override(
+                        step=step,
+                        choice=ruling.choice,
+                        speaker=ruling.speaker,
+                        rules=list(ruling.broken),
+                        allowed=allowed,
+                    ),
+                )
+            )
+        return ruling.speaker
+
+    def _explain(
+        self, choice: str | None, speaker: str, broken: Sequence[str], history: Sequence[str]
+    ) -> str:
+        why = {
+            NO_ANSWER: "the moderator gave no usable answer",
+            UNKNOWN: f"{choice!r} is not at the table",
+            NO_REPEAT: f"{choice} spoke last, and nobody speaks twice in a row",
+            self.rules.human_rule: (
+                f"{self.human} has not spoken in the last {self.rules.every - 1} turns and must "
+                f"speak at least once in every {self.rules.every}"
+            ),
+        }
+        reasons = "; ".join(why.get(r, r) for r in broken)
+        how = (
+            "the human is due"
+            if self.rules.human_due(history)
+            else "the allowed speaker who has waited longest"
+        )
+        return f"Override: {reasons}. {speaker} speaks instead ({how})."
+
+    async def _deliberate(self, name: str) -> None:
+        d = next(x for x in self.deliberators if x.name == name)
+        step = len(record.decisions(self.transcript))
+        backend = d.agent.backend
+        self._emit(Event("start", name, model=backend.model, label=d.label))
+
+        def restart(attempt: int) -> None:
+            if attempt > 1:
+                self._emit(Event("restart", name, model=backend.model, label=d.label))
+
+        resp, live = await d.aspeak(
+            record.render_context(self.transcript, self.context_turns),
+            self.word_limit,
+            on_chunk=lambda c: self._emit(Event("chunk", name, c)),
+            on_start=restart,
+        )
+        self._record_failed(resp)
+        first = live.first_chunk_s[0] if live.first_chunk_s else None
+        if resp.value is None:
+            self._record(
+                Turn(
+                    speaker=name,
+                    role="deliberator",
+                    payload=Contribution(
+                        step=step,
+                        label=d.label,
+                        limit=self.word_limit,
+                        revised=len(resp.turns) > 1,
+                        first_chunk_s=first,
+                        error=resp.error,
+                    ),
+                    model=backend.model,
+                    backend=backend.name,
+                    valid=False,
+                )
+            )
+            return
+        text = " ".join(str(resp.value).split())
+        words = count_words(text)
+        final = cut_to_words(text, self.word_limit)
+        payload = Contribution(
+            step=step,
+            label=d.label,
+            words=count_words(final),
+            limit=self.word_limit,
+            revised=len(resp.turns) > 1,
+            cut=final != text,
+            words_before_cut=words if final != text else None,
+            first_chunk_s=round(first, 4) if first is not None else None,
+        )
+        turn = self._record(
+            resp.turn.model_copy(update={"role": "deliberator", "text": final, "payload": payload})
+        )
+        await self._check(turn)
+
+    async def _check(self, turn: Turn) -> None:
+        """The optional fallacy check of a contribution (the moderator hears of a flag)."""
+        if self.fallacy is None or not turn.text:
+            return
+        index = self.transcript.turns.index(turn)
+        checked = await self.fallacy.aturn(turn.text)
+        p = checked.payload
+        label = p.get("label", "invalid")
+        note = "may rest on weak reasoning" if label == 1 else ("looks sound" if label == 0 else "")
+        self._record(
+            checked.model_copy(
+                update={
+                    "role": "fallacy check",
+                    "text": note,
+                    "payload": Flag(
+                        target=index,
+                        label=label,
+                        method=str(p.get("method", "")),
+                        note=note,
+                        error=str(p.get("error", "")),
+                    ),
+                }
+            )
+        )
+
+    async def _after_speaker(self) -> None:
+        n = len(record.speaker_turns(self.transcript))
+        if self.analyzer is not None and self.analyze_every and n % self.analyze_every == 0:
+            await self.aanalyze("every")
+
+    async def _end(self, reason: str) -> None:
+        tried = self.transcript.of_kind("roundtable.analysis", valid=None)  # failed ones too
+        n = len(record.speaker_turns(self.transcript))
+        if self.analyzer is not None and (not tried or tried[-1].payload["upto"] < n):
+            await self.aanalyze("final")
+        self._record(
+            Turn(speaker=SESSION, role="end", payload=End(reason=reason, turns=n))  # type: ignore[arg-type]
+        )
+        self._emit(Event("end"))
+
+    async def aanalyze(self, trigger: str = "demand") -> Analysis | None:
+        """Run the analyzer now; the analysis is recorded (None when its answer was unusable)."""
+        if self.analyzer is None:
+            raise ArgnbError("this session has no analyzer", hint="pass analyzer=<backend>")
+        n = len(record.speaker_turns(self.transcript))
+        resp = await self.analyzer.aanalyze(
+            self.topic,
+            self._table(),
+            self.names,
+            record.render_context(self.transcript, last=40),
+            role="analysis",
+        )
+        self._record_failed(resp)
+        if resp.value is None:
+            self._record(
+                Turn(
+                    speaker=self.analyzer.name,
+                    role="analysis",
+                    payload=Analysis(upto=n, trigger=trigger, error=resp.error),  # type: ignore[arg-type]
+                    valid=False,
+                )
+            )
+            return None
+        payload = to_payload(resp.value, n, trigger)
+        self._record(
+            resp.turn.model_copy(
+                update={"role": "analysis", "text": " ".join(payload.summary), "payload": payload}
+            )
+        )
+        return payload
+
+    async def astep(self) -> None:
+        """One move: the agenda, a moderator step, a deliberator's turn, or the planned end.
+        Does nothing while the floor is the human's (see :meth:`asay`) or after the end."""
+        if self.ended is not None or self.waiting_for_human:
+            return
+        if self.agenda is None:
+            await self.aopen()
+            return
+        pending = self.pending
+        if pending is None:
+            if len(record.speaker_turns(self.transcript)) >= self.turns:
+                await self._end("turns")
+            else:
+                await self._moderate()
+            return
+        await self._deliberate(pending)
+        await self._after_speaker()
+
+    async def aadvance(self) -> None:
+        """Run until the floor is the human's or the session has ended."""
+        self._enter()
+        try:
+            while self.ended is None and not self.waiting_for_human:
+                await self.astep()
+        finally:
+            self._busy = False
+        if self.waiting_for_human:
+            self._emit(Event("waiting", self.human, YOUR_TURN.format(name=self.human)))
+
+    async def asay(self, text: str | None, source: str = "widget") -> None:
+        """The human's turn: ``text``, or ``None`` / "" / ``/pass`` to pass, ``/end`` to end."""
+        if not self.waiting_for_human:
+            raise ArgnbError(
+                f"it is not {self.human}'s turn"
+                + (" (the session has ended)" if self.ended else ""),
+                hint="wait until the moderator gives you the floor",
+            )
+        text = (text or "").strip()
+        if len(text) > HUMAN_CHARS:
+            raise ArgnbError(
+                f"that is {len(text)} characters; a turn holds at most {HUMAN_CHARS}",
+                hint="shorten it or split it over two turns",
+            )
+        action = {"": "pass", HUMAN_PASS: "pass", HUMAN_END: "end"}.get(text.lower(), "say")
+        self._enter()
+        try:
+            step = len(record.decisions(self.transcript))
+            turn = self._record(
+                Turn(
+                    speaker=self.human,
+                    role="human",
+                    text=text if action == "say" else "",
+                    payload=HumanTurn(step=step, action=action, source=source),  # type: ignore[arg-type]
+                )
+            )
+            if action == "end":
+                await self._end("human")
+                return
+            if action == "say":
+                await self._check(turn)
+            await self._after_speaker()
+        finally:
+            self._busy = False
+
+    def _enter(self) -> None:
+        if self._busy:
+            raise ArgnbError("the session is busy", hint="wait for the current turn to finish")
+        self._busy = True
+
+    async def arun(self, human: HumanSource | HumanScript) -> Session:
+        """Run the whole session headless; the human's turns come from ``human``."""
+        script = human if isinstance(human, HumanScript) else HumanScript(human)
+        while self.ended is None:
+            await self.aadvance()
+            if self.waiting_for_human:
+                await self.asay(script(self), source=script.source)
+        return self
+
+    # -- sync twins (they work inside Jupyter too) ----------------------------------------------
+    def run(self, human: HumanSource | HumanScript) -> Session:
+        return run_sync(self.arun(human))
+
+    def advance(self) -> None:
+        run_sync(self.aadvance())
+
+    def say(self, text: str | None, source: str = "widget") -> None:
+        run_sync(self.asay(text, source))
+
+    def analyze(self) -> Analysis | None:
+        return run_sync(self.aanalyze("demand"))
+
+
+# -- saved sessions ------------------------------------------------------------------------------
+def load_session(path: str | Path) -> Transcript:
+    """A saved session's transcript (what :meth:`Transcript.save` or ``--out`` wrote)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ArgnbError(f"no saved session at {p}", hint="give the JSON file --out wrote")
+    try:
+        tr = Transcript.load(p)
+    except ValueError as exc:
+        raise ArgnbError(f"{p} is not a saved transcript: {str(exc).splitlines()[0]}") from None
+    if tr.kind != "roundtable":
+        raise ArgnbError(f"{p} holds a {tr.kind!r} transcript, not a roundtable session")
+    return tr
+
+
+def replay(tr: Transcript, delay: float = 0.0):
+    """The turns of a saved session one by one, each with the transcript as it stood then
+    (``(turn, partial transcript)``), pausing ``delay`` seconds between them."""
+    import time
+
+    for i, turn in enumerate(tr.turns):
+        if i and delay:
+            time.sleep(delay)
+        yield turn, tr.model_copy(update={"turns": tr.turns[: i + 1]})

@@ -1,0 +1,515 @@
+"""The roundtable in JupyterLab: the paper's three panels plus a feedback form.
+
+    dialogue panel (every turn labelled with role and model,   | analyzer side panel: summary,
+    deliberators' text streaming in as it is written)          | agreements (what changed), open
+    input area (active only on the human's turn)               | questions, argument map, history
+
+The widget is a view and a front end: it builds a :class:`~argnb.roundtable.session.Session`
+(from the form, or one you pass), runs it in a worker thread so the notebook stays responsive,
+and draws the session's events. All text from models and from the human is escaped
+(:mod:`argnb.roundtable.views`); the map is a sandboxed iframe (:mod:`argnb.maps`).
+
+When the kernel is gone (restarted, shut down, or the notebook reopened later) nothing can
+answer the buttons any more, and the widget says so: a heartbeat widget in the page pings the
+kernel every two seconds and each answer re-arms a notice that a CSS animation reveals after ten
+seconds without one. Sessions are saved after every turn (``autosave``), so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from argnb.errors import ArgnbError
+from argnb.roundtable import record
+from argnb.roundtable.payloads import Analysis, Contribution
+from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Event, Session
+from argnb.roundtable.views import analysis_html, bubble, color, esc, turn_html
+from argnb.transcript import Transcript, Turn
+
+#: seconds without a heartbeat answer before the widget says the kernel is gone
+GONE_AFTER_S = 10
+#: milliseconds between two heartbeats of the page
+BEAT_MS = 2000
+#: the least time between two repaints of a streaming message
+REPAINT_S = 0.08
+
+_ids = itertools.count(1)
+
+
+def _gone_notice(uid: int, beat: int, saved: str) -> str:
+    """The kernel-gone notice: hidden while heartbeats keep replacing it, shown after a pause."""
+    where = f" The session was saved to {esc(saved)}." if saved else ""
+    return (
+        "<style>@keyframes argnb-rt-show{to{visibility:visible;max-height:12em;"
+        "padding:6px 10px;border-width:1px}}"
+        f".argnb-rt-gone-{uid}{{visibility:hidden;max-height:0;overflow:hidden;padding:0;"
+        f"border:0 solid #e0b252;animation:argnb-rt-show 0s linear {GONE_AFTER_S}s forwards;"
+        "background:#fff3cd;font-size:13px}</style>"
+        f"<div class='argnb-rt-gone-{uid}'>⚠ No answer from the Python kernel for "
+        f"{GONE_AFTER_S} seconds. It may be busy with another cell, or it is gone (restarted, "
+        "shut down, or this notebook was reopened): then these panels only show the session as "
+        f"it was.{where} Run the cell again to start a new session.</div><!-- {beat} -->"
+    )
+
+
+class RoundtableWidget:
+    """``RoundtableWidget(backend=...)`` or ``RoundtableWidget(session=Session(...))``.
+
+    With a ``backend`` (or None: the current default backend) the form at the top sets up the
+    table: topic, your name, the deliberators' ``backend:model`` specs (empty: ``backend``),
+    turns and how often the analyzer runs. ``feedback`` is the CSV the feedback form appends to.
+    """
+
+    def __init__(
+        self,
+        topic: str = "",
+        *,
+        backend: Any = None,
+        session: Session | None = None,
+        human: str = "You",
+        deliberators: str = "",
+        turns: int = 9,
+        analyze_every: int = 3,
+        autosave: str | Path | None = "roundtable_session.json",
+        feedback: str | Path = "roundtable_feedback.csv",
+        map_height: int = 330,
+    ) -> None:
+        import ipywidgets as w
+
+        from argnb.roundtable.feedback import FeedbackForm
+
+        self.uid = next(_ids)
+        self.backend = backend
+        self.session: Session | None = None
+        #: the transcript the panels show (the session's, or a replay's as it stood)
+        self.shown: Transcript | None = None
+        self.autosave = autosave
+        self.map_height = map_height
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self._live: Any = None
+        self._live_text: list[str] = []
+        self._live_head = ("", "#888")
+        self._live_note = ""
+        self._painted = 0.0
+        self._beat = 0
+        self._from_form = False
+
+        # -- setup form -------------------------------------------------------------------
+        wide = w.Layout(width="98%")
+        self.topic = w.Text(
+            value=topic, description="Topic", placeholder="a question to deliberate on", layout=wide
+        )
+        self.human = w.Text(value=human, description="Your name", layout=w.Layout(width="32%"))
+        self.specs = w.Text(
+            value=deliberators,
+            description="Deliberators",
+            placeholder="e.g. local:smollm2-135m, ollama:llama3.2 (empty: two on the current backend)",
+            layout=w.Layout(width="66%"),
+        )
+        self.turns = w.BoundedIntText(
+            value=turns, min=1, max=200, description="Turns", layout=w.Layout(width="160px")
+        )
+        self.every = w.BoundedIntText(
+            value=analyze_every,
+            min=0,
+            max=200,
+            description="Analyze every",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="170px"),
+        )
+        self.start_button = w.Button(description="Start", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.setup = w.VBox(
+            [
+                self.topic,
+                w.HBox([self.human, self.specs]),
+                w.HBox([self.turns, self.every]),
+            ]
+        )
+
+        # -- dialogue panel + input area ----------------------------------------------------
+        # newest message first in a column-reverse box: the view stays scrolled to the newest
+        self.dialogue = w.Box(
+            layout=w.Layout(
+                display="flex",
+                flex_flow="column-reverse",
+                overflow="auto",
+                height="440px",
+                border="1px solid #ddd",
+                padding="4px 8px",
+            )
+        )
+        self.dialogue.add_class("argnb-rt-dialogue")
+        self.turn_banner = w.HTML()
+        self.input = w.Textarea(
+            placeholder="Wait for your turn…",
+            disabled=True,
+            layout=w.Layout(width="78%", height="72px"),
+        )
+        self.input.add_class("argnb-rt-input")
+        self.send_button = w.Button(
+            description="Send", button_style="success", icon="paper-plane", disabled=True
+        )
+        self.pass_button = w.Button(description="Pass", disabled=True)
+        self.end_button = w.Button(description="End session", button_style="warning", disabled=True)
+        buttons = w.VBox(
+            [self.send_button, self.pass_button, self.end_button], layout=w.Layout(width="20%")
+        )
+        self.input_area = w.VBox([self.turn_banner, w.HBox([self.input, buttons])])
+        left = w.VBox(
+            [w.HTML("<b>Dialogue</b>"), self.dialogue, self.input_area],
+            layout=w.Layout(width="60%", padding="0 8px 0 0"),
+        )
+
+        # -- analyzer side panel ------------------------------------------------------------
+        self.analyze_button = w.Button(description="Analyze now", icon="search", disabled=True)
+        self.history = w.Dropdown(
+            options=[], description="Analysis", layout=w.Layout(width="230px")
+        )
+        self.analysis_text = w.HTML("<div style='color:#999'>No analysis yet.</div>")
+        self.analysis_text.add_class("argnb-rt-analysis")
+        self.map_view = w.HTML()
+        self.map_view.add_class("argnb-rt-map")
+        right = w.VBox(
+            [
+                w.HBox([w.HTML("<b>Analyzer</b>"), self.history, self.analyze_button]),
+                w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow="auto")),
+                w.HTML(
+                    "<b>Argument map</b> <span style='color:#777;font-size:11px'>(colour: who said it)</span>"
+                ),
+                self.map_view,
+            ],
+            layout=w.Layout(width="40%", border_left="1px solid #ddd", padding="0 0 0 8px"),
+        )
+
+        # -- feedback form and kernel watch ---------------------------------------------------
+        self.feedback = FeedbackForm(feedback)
+        self.feedback_box = w.Accordion(children=[self.feedback.widget], selected_index=None)
+        self.feedback_box.set_title(0, "Feedback form (after your session)")
+        # the browser's Play timer only starts when ``playing`` turns true while a view of it
+        # exists, so a watch thread (started on display) switches it on until beats arrive
+        self.heartbeat = w.Play(
+            value=0, min=0, max=10**9, step=1, interval=BEAT_MS, repeat=True, playing=False
+        )
+        self._last_beat = 0.0
+        self._watching = False
+        self._closed = False
+        self.heartbeat.layout.display = "none"
+        self.gone = w.HTML(
+            _gone_notice(self.uid, 0, str(autosave or "")), layout=w.Layout(min_height="0px")
+        )
+        self.heartbeat.observe(self._on_beat, names="value")
+
+        self.widget = w.VBox(
+            [
+                self.gone,
+                self.heartbeat,
+                self.setup,
+                w.HBox([self.start_button, self.status]),
+                w.HBox([left, right]),
+                self.feedback_box,
+            ]
+        )
+        self.widget.add_class("argnb-roundtable")
+        self.start_button.on_click(lambda _: self.start())
+        self.send_button.on_click(lambda _: self.send())
+        self.pass_button.on_click(lambda _: self.send(HUMAN_PASS))
+        self.end_button.on_click(lambda _: self.send(HUMAN_END))
+        self.analyze_button.on_click(lambda _: self.analyze())
+        self.history.observe(lambda _: self._show_analysis(), names="value")
+        if session is not None:
+            self._attach(session)
+            self.setup.layout.display = "none"
+
+    # -- building the session --------------------------------------------------------------
+    def _attach(self, session: Session) -> None:
+        self.session = session
+        self.shown = session.transcript
+        session.on_event = self._on_event
+        if self.autosave and session.autosave is None:
+            session.autosave = Path(self.autosave)
+        self.feedback.session = session.autosave.stem if session.autosave else session.topic
+        for i, t in enumerate(session.transcript.turns):
+            self._on_event(Event("turn", t.speaker, t.text, t, i))
+
+    def build(self) -> Session:
+        """The session the form describes (the deliberators on their specs or the backend)."""
+        from argnb.roundtable.config import SessionConfig
+
+        config = SessionConfig.parse(
+            {
+                "topic": self.topic.value,
+                "human": self.human.value,
+                "deliberators": self.specs.value or ["", ""],
+                "turns": self.turns.value,
+                "analyze_every": self.every.value,
+            },
+            where="the form",
+        )
+        for d in config.deliberators:
+            d.spec = d.spec or None
+        backend = (
+            self.backend()
+            if callable(self.backend) and not hasattr(self.backend, "chat")
+            else self.backend
+        )
+        return config.build(backend, autosave=self.autosave)
+
+    # -- actions ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Set up the table (unless a session was given) and run until the human's turn."""
+        if self.busy:
+            return
+        if self.session is None or self.session.ended is not None:
+            try:
+                session = self.build()
+            except (ArgnbError, ValueError) as exc:
+                self._say(str(exc), error=True)
+                return
+            self.dialogue.children = ()
+            self.history.options = []
+            self.analysis_text.value = self.map_view.value = ""
+            self._attach(session)
+            self._from_form = True
+        self.setup.layout.display = "none"
+        self.start_button.layout.display = "none"
+        self._work(self.session.aadvance)  # type: ignore[union-attr]
+
+    def send(self, text: str | None = None) -> None:
+        """The human's turn: the box's text (or ``/pass``, ``/end``)."""
+        s = self.session
+        if s is None or self.busy or not s.waiting_for_human:
+            return
+        typed = text is None
+        text = self.input.value if typed else text
+        if typed and not text.strip():
+            self._say("Write something first, or press Pass.", error=True)
+            return
+        if len(text) > 2000:
+            self._say(f"That is {len(text)} characters; a turn holds at most 2000.", error=True)
+            return
+        self._set_input(False)
+
+        async def turn() -> None:
+            await s.asay(text, source="widget")
+            if s.ended is None:
+                await s.aadvance()
+
+        self.input.value = ""
+        self._work(turn)
+
+    def analyze(self) -> None:
+        """Run the analyzer now (between turns)."""
+        if self.session is None or self.busy or self.session.analyzer is None:
+            return
+        waiting = self.session.waiting_for_human
+        self._set_input(False)
+
+        async def go() -> None:
+            await self.session.aanalyze("demand")  # type: ignore[union-attr]
+            if waiting:
+                self._set_input(True)
+
+        self._work(go)
+
+    @property
+    def busy(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the current worker finishes (for tests and scripts)."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    def _work(self, coro: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run ``coro`` in a worker thread with its own event loop; show what goes wrong."""
+        self.error = None
+        self.analyze_button.disabled = True
+
+        def target() -> None:
+            try:
+                asyncio.run(coro())
+            except BaseException as exc:  # shown in the widget; a callback must not raise
+                self.error = exc
+                self._say(f"{type(exc).__name__}: {exc}", error=True)
+            finally:
+                s = self.session
+                self.analyze_button.disabled = (
+                    s is None or s.analyzer is None or s.ended is not None
+                )
+                if s is not None and s.waiting_for_human and not s.ended:
+                    self._set_input(True)
+
+        self._say("")
+        self.thread = threading.Thread(target=target, daemon=True, name=f"roundtable-{self.uid}")
+        self.thread.start()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _say(self, text: str, error: bool = False) -> None:
+        colour = "#a50f15" if error else "#555"
+        self.status.value = f"<span style='color:{colour}'>{esc(text)}</span>" if text else ""
+
+    def _set_input(self, on: bool) -> None:
+        for x in (self.input, self.send_button, self.pass_button, self.end_button):
+            x.disabled = not on
+        s = self.session
+        if on and s is not None:
+            self.input.placeholder = "Type your contribution; Send when ready."
+            self.turn_banner.value = (
+                "<div style='background:#e5f5e0;border-left:4px solid #238b45;padding:4px 8px;"
+                f"font-weight:bold'>{esc(YOUR_TURN.format(name=s.human))}</div>"
+            )
+        else:
+            self.input.placeholder = "Wait for your turn…"
+            self.turn_banner.value = ""
+
+    def _prepend(self, value: str) -> Any:
+        import ipywidgets as w
+
+        box = w.HTML(value)
+        self.dialogue.children = (box, *self.dialogue.children)
+        return box
+
+    def _on_event(self, e: Event) -> None:
+        tr = self.shown
+        if e.kind == "start":
+            head = " · ".join(x for x in (e.label or e.speaker, "deliberator", e.model) if x)
+            if e.label and e.label != e.speaker:
+                head = f"{e.speaker} ({e.label}) · deliberator · {e.model}"
+            probe = Turn(speaker=e.speaker, payload=Contribution(step=0))
+            self._live_head = (head, color(tr, probe) if tr is not None else "#2171b5")
+            self._live_text, self._live_note = [], "writing…"
+            self._live = self._prepend(self._live_bubble())
+        elif e.kind == "chunk" and self._live is not None:
+            self._live_text.append(e.text)
+            now = time.monotonic()
+            if now - self._painted >= REPAINT_S:
+                self._painted = now
+                self._live.value = self._live_bubble()
+        elif e.kind == "restart" and self._live is not None:
+            self._live_text, self._live_note = [], "too long: revising to fit the word limit…"
+            self._live.value = self._live_bubble()
+        elif e.kind == "turn" and e.turn is not None and tr is not None:
+            self._draw_turn(tr, e.turn)
+        elif e.kind == "waiting":
+            self._set_input(True)
+        elif e.kind == "end":
+            self._set_input(False)
+            self.turn_banner.value = (
+                "<div style='color:#555'>The session has ended. Look back at the analyses on the "
+                "right, then fill in the feedback form below.</div>"
+            )
+            self.feedback_box.selected_index = 0
+            if self._from_form:  # a new table can be set up from the form
+                self.setup.layout.display = ""
+                self.start_button.description = "New session"
+                self.start_button.layout.display = ""
+
+    def _live_bubble(self) -> str:
+        head, colour = self._live_head
+        return bubble(head, "".join(self._live_text), colour, self._live_note, live=True)
+
+    def _draw_turn(self, tr: Transcript, turn: Turn) -> None:
+        p = turn.payload
+        if isinstance(p, Analysis):
+            self._add_analysis(tr)
+            return
+        shown = turn_html(tr, turn)
+        if isinstance(p, Contribution) and self._live is not None:
+            self._live.value = shown
+            self._live = None
+            return
+        if shown:
+            self._prepend(shown)
+
+    def _add_analysis(self, tr: Transcript) -> None:
+        found = record.analyses(tr)
+        self.history.options = [
+            (f"#{i} after {t.payload['upto']} turns", i - 1) for i, t in enumerate(found, start=1)
+        ]
+        self.history.value = len(found) - 1 if found else None
+        self._show_analysis()
+
+    def _show_analysis(self) -> None:
+        tr, i = self.shown, self.history.value
+        if tr is None or i is None:
+            return
+        found = record.analyses(tr)
+        if i >= len(found):
+            return
+        a = found[i].payload
+        prev = found[i - 1].payload if i > 0 else None
+        self.analysis_text.value = analysis_html(a, prev)  # type: ignore[arg-type]
+        self.map_view.value = self._map_html(a, tr.title)  # type: ignore[arg-type]
+
+    def _map_html(self, a: Analysis, title: str) -> str:
+        from argnb.maps.view import iframe
+        from argnb.roundtable.analyzer import analysis_map
+
+        if not a.arguments:
+            return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
+        page = analysis_map(a, title).to_html(color_by="agent", height=f"{self.map_height - 90}px")
+        return iframe(page, self.map_height)
+
+    def _on_beat(self, change: dict[str, Any]) -> None:
+        self._last_beat = time.monotonic()
+        self._beat += 1
+        s = self.session
+        saved = s.autosave if s is not None and s.autosave else self.autosave
+        self.gone.value = _gone_notice(self.uid, self._beat, str(saved or ""))
+
+    # -- replay ------------------------------------------------------------------------------
+    @classmethod
+    def replay(
+        cls, source: str | Path | Transcript, delay: float = 0.5, **kw: Any
+    ) -> RoundtableWidget:
+        """Show a saved session turn by turn in the three panels (no model is called)."""
+        from argnb.roundtable.session import load_session, replay
+
+        tr = source if isinstance(source, Transcript) else load_session(source)
+        view = cls(autosave=None, **kw)
+        view.setup.layout.display = "none"
+        view.input_area.layout.display = "none"
+
+        def run() -> None:
+            for turn, partial in replay(tr, delay):
+                view.shown = partial
+                view._draw_turn(partial, turn)
+            view._say(f"replayed all {len(tr.turns)} turns of {tr.title!r}")
+
+        view.thread = threading.Thread(
+            target=run, daemon=True, name=f"roundtable-replay-{view.uid}"
+        )
+        view.thread.start()
+        return view
+
+    def _watch(self) -> None:
+        """Switch the page's heartbeat on (again) whenever no beat came for a while: when the
+        view was not there yet, or a re-rendered view lost its timer."""
+        while not self._closed:
+            time.sleep(BEAT_MS / 1000 * 1.5)
+            if time.monotonic() - self._last_beat > BEAT_MS / 1000 * 2.5:
+                self.heartbeat.playing = False
+                self.heartbeat.playing = True
+
+    def close(self) -> None:
+        """Stop the heartbeat watch and close the widgets."""
+        self._closed = True
+        self.widget.close()
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+        if not self._watching:
+            self._watching = True
+            threading.Thread(
+                target=self._watch, daemon=True, name=f"roundtable-watch-{self.uid}"
+            ).start()

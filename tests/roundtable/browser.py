@@ -1,0 +1,300 @@
+"""Drive the roundtable widget in real JupyterLab with headless Chromium (Playwright).
+
+Used by ``test_browser.py`` (scripted models with XSS payloads) and, by hand, to look at the
+widget on the embedded model::
+
+    PYTHONPATH=$PWD python -m tests.roundtable.browser --local --shot screenshots/roundtable.png
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+
+SCRIPTED_CELL = """
+from argnb.roundtable import RoundtableWidget, Session
+from tests.roundtable.test_views import evil_backend
+session = Session(
+    "Phones in class? <img src=x onerror=\\"window.__xss=(window.__xss||0)+1\\">",
+    moderator=evil_backend(), deliberators=[evil_backend(), evil_backend()],
+    analyzer=evil_backend(), human="Ann <svg onload=\\"window.__xss=9\\">", turns=6,
+    analyze_every=3, autosave=None,
+)
+RoundtableWidget(session=session, autosave=None)
+"""
+
+LOCAL_CELL = """
+import argnb
+from argnb.roundtable import RoundtableWidget, Session
+backend = argnb.connect("local", cache=False)
+session = Session(
+    "Should students be allowed to use AI tools like ChatGPT for homework?",
+    moderator=backend, deliberators=[backend, backend], analyzer=backend, human="Ann",
+    turns=6, analyze_every=3, autosave="session.json",
+)
+RoundtableWidget(session=session)
+"""
+
+HUMAN_XSS = (
+    'I think <img src=x onerror="window.__xss=(window.__xss||0)+1"> and '
+    "<script>window.__xss=2</script> are just text."
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_notebook(folder: Path, cell: str, name: str = "roundtable.ipynb") -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+    }
+    nb.cells = [nbformat.v4.new_code_cell(cell.strip())]
+    path = folder / name
+    nbformat.write(nb, path)
+    return path
+
+
+@contextlib.contextmanager
+def jupyter_lab(folder: Path, timeout: float = 120) -> Iterator[tuple[str, str]]:
+    """A JupyterLab server on a free port serving ``folder``; yields (base URL, token)."""
+    port, token = free_port(), secrets.token_hex(16)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env["JUPYTER_CONFIG_DIR"] = str(folder / ".jupyter")  # no user settings leak in
+    settings = folder / ".settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)  # no "news?" pop-up over the widget
+    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    widgets = folder / ".settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True, exist_ok=True)  # widget state is saved with the notebook
+    (widgets / "plugin.jupyterlab-settings").write_text('{"saveState": true}')
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--allow-root",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={folder}",
+            "--LabApp.news_url=",
+            f"--LabApp.user_settings_dir={folder / '.settings'}",
+            "--ServerApp.disable_check_xsrf=True",
+        ],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        "JupyterLab did not start: " + proc.stderr.read().decode()[-2000:]
+                    ) from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def api(base: str, token: str, path: str, method: str = "GET") -> object:
+    req = urllib.request.Request(f"{base}{path}?token={token}", method=method)
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def drive(
+    base: str,
+    token: str,
+    notebook: str,
+    *,
+    human_text: str,
+    shot: Path | None = None,
+    turn_timeout: float = 120,
+    check_gone: bool = True,
+    reopen: Path | None = None,
+) -> dict:
+    """Open the notebook, run it, start the session, take one human turn, look at the panels;
+    then shut the kernel down (the notice must appear) and, with ``reopen`` (the notebook's
+    path), save and open the notebook again (the saved panels and the notice must be there)."""
+    from playwright.sync_api import sync_playwright
+
+    seen: dict = {"dialogs": []}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1500, "height": 1150})
+        page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+        page.goto(f"{base}/lab/tree/{notebook}?token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+        page.wait_for_selector("text=Kernel status: Idle", state="attached", timeout=90_000)
+        start = page.locator(".argnb-roundtable button", has_text="Start")
+        for _ in range(6):  # a request sent while the kernel is still connecting can get lost
+            page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+            page.keyboard.press("Control+Enter")
+            try:
+                start.wait_for(timeout=30_000)
+                break
+            except Exception:
+                continue
+        start.wait_for(timeout=5_000)
+        page.evaluate(BEAT_COUNTER)
+        t0 = time.monotonic()
+        start.click()
+        box = page.locator(".argnb-rt-input textarea")
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.argnb-rt-input textarea'); return t && !t.disabled; }",
+            timeout=turn_timeout * 1000 * 4,
+        )
+        seen["first_human_turn_s"] = round(time.monotonic() - t0, 1)
+        box.fill(human_text)
+        page.locator(".argnb-roundtable button", has_text="Send").click()
+        page.wait_for_function(
+            "() => document.querySelector('.argnb-rt-input textarea').disabled", timeout=10_000
+        )
+        seen["input_disabled_after_send"] = True
+        t1 = time.monotonic()
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.argnb-rt-input textarea'); "
+            "const done = document.body.innerText.includes('The session has ended');"
+            "return done || (t && !t.disabled); }",
+            timeout=turn_timeout * 1000 * 4,
+        )
+        seen["next_human_turn_s"] = round(time.monotonic() - t1, 1)
+        page.wait_for_timeout(1500)  # let the map iframe draw
+        if shot is not None:
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            page.locator(".argnb-roundtable").screenshot(path=str(shot))
+        seen["xss"] = page.evaluate("() => window.__xss === undefined ? null : window.__xss")
+        seen["frame_xss"] = [
+            f.evaluate("() => window.__xss === undefined ? null : window.__xss")
+            for f in page.frames[1:]
+        ]
+        seen["raw_img"] = page.evaluate(
+            "() => document.querySelectorAll('.argnb-roundtable img[src=\"x\"], .argnb-roundtable svg[onload]').length"
+        )
+        seen["dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
+        seen["analysis_text"] = page.locator(".argnb-rt-analysis").inner_text()
+        seen["map_frames"] = page.locator(".argnb-rt-map iframe").count()
+        page.wait_for_timeout(12_000)  # longer than the notice waits: beats must keep it hidden
+        seen["gone_visible_before"] = _gone_visible(page)
+        seen["beats"] = page.evaluate("() => window.__beats")
+        if check_gone:
+            for k in api(base, token, "/api/kernels"):  # type: ignore[union-attr]
+                api(base, token, f"/api/kernels/{k['id']}", method="DELETE")
+            page.wait_for_timeout(13_000)
+            seen["gone_visible_after"] = _gone_visible(page)
+            seen["gone_text"] = page.locator("[class^='argnb-rt-gone-']").inner_text()
+            if shot is not None:
+                page.locator("[class^='argnb-rt-gone-']").screenshot(
+                    path=str(shot.with_name(shot.stem + "_kernel_gone.png"))
+                )
+        if reopen is not None:
+            # save (with widget state), then open the notebook again: the old kernel is gone
+            page.locator(".jp-Notebook").first.click()
+            page.keyboard.press("Control+s")
+            page.wait_for_timeout(3000)
+            saved = reopen.read_text()
+            seen["saved_widget_state"] = "application/vnd.jupyter.widget-state+json" in saved
+            page.reload()
+            page.wait_for_selector(".argnb-rt-dialogue", timeout=90_000)
+            for _ in range(3):  # JupyterLab may ask what to do about the dead kernel
+                for label in ("Select", "Keep", "Ok", "OK"):
+                    btn = page.locator(".jp-Dialog button", has_text=label)
+                    if btn.count():
+                        btn.first.click()
+                page.wait_for_timeout(1000)
+            page.wait_for_timeout(13_000)
+            seen["reopened_dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
+            seen["gone_visible_reopened"] = _gone_visible(page)
+            seen["xss_reopened"] = page.evaluate(
+                "() => window.__xss === undefined ? null : window.__xss"
+            )
+            if shot is not None:
+                page.locator(".argnb-roundtable").screenshot(
+                    path=str(shot.with_name(shot.stem + "_reopened.png"))
+                )
+        browser.close()
+    return seen
+
+
+BEAT_COUNTER = """() => { window.__beats = 0;
+  const d = document.querySelector("[class^='argnb-rt-gone-']").parentElement;
+  new MutationObserver(() => { window.__beats += 1; }).observe(d, {childList: true, subtree: true});
+}"""
+
+
+def _gone_visible(page) -> bool:
+    return page.evaluate(
+        "() => { const d = document.querySelector(\"[class^='argnb-rt-gone-']\");"
+        " return !!d && getComputedStyle(d).visibility === 'visible'; }"
+    )
+
+
+def main() -> None:  # pragma: no cover - used by hand
+    import argparse
+    import tempfile
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--local", action="store_true", help="the embedded model instead of scripts")
+    p.add_argument("--shot", type=Path, default=ROOT / "screenshots" / "roundtable.png")
+    p.add_argument(
+        "--text",
+        default="I use AI to get maths explained, but some friends just copy answers. <b>bold?</b>",
+    )
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_notebook(folder, LOCAL_CELL if args.local else SCRIPTED_CELL)
+        with jupyter_lab(folder) as (base, token):
+            seen = drive(
+                base,
+                token,
+                "roundtable.ipynb",
+                human_text=args.text,
+                shot=args.shot,
+                turn_timeout=600,
+                reopen=folder / "roundtable.ipynb",
+            )
+        if (folder / "session.json").exists():
+            (args.shot.parent / "session.json").write_text((folder / "session.json").read_text())
+    print(
+        json.dumps(
+            {k: v for k, v in seen.items() if k not in ("dialogue_text", "analysis_text")}, indent=1
+        )
+    )
+    print(seen["dialogue_text"][:3000])
+    print("---- analysis\n" + seen["analysis_text"][:1500])
+
+
+if __name__ == "__main__":
+    main()

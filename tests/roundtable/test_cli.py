@@ -1,0 +1,142 @@
+"""``argnb roundtable``: run (scripted human), replay, export, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import argnb.cli_common
+from argnb.cli import main
+from argnb.roundtable.testing import table_backend
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """The CLI's backend flags give a scripted table instead of a model."""
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda args: table_backend())
+
+
+def test_run_prints_turns_and_a_json_summary(scripted, tmp_path, capsys) -> None:
+    script = tmp_path / "human.json"
+    script.write_text(json.dumps(["I would allow phones for research.", "/pass"]))
+    out = tmp_path / "s.json"
+    md = tmp_path / "s.md"
+    amap = tmp_path / "map.json"
+    code = main(
+        [
+            "roundtable",
+            "run",
+            "--topic",
+            "Phones in class?",
+            "--human-script",
+            str(script),
+            "--turns",
+            "6",
+            "--analyze-every",
+            "3",
+            "--human",
+            "Ann",
+            "--out",
+            str(out),
+            "--markdown",
+            str(md),
+            "--map",
+            str(amap),
+            "--json",
+        ]
+    )
+    assert code == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert summary["turns"] == 6 and summary["human"] == "Ann"
+    assert summary["speakers"] == ["Deliberator 1", "Deliberator 2", "Ann"] * 2
+    assert summary["overrides"] == 4 and summary["analyses"] == 2
+    assert summary["analysis"]["agreements"] == ["Rules help."]
+    assert any(line.startswith("[Ann · human] I would allow phones") for line in lines)
+    assert out.exists() and md.read_text().startswith("# Roundtable: Phones in class?")
+    from argnb.maps import validate_aif
+
+    validate_aif(json.loads(amap.read_text()))
+
+    # replay gives the same summary, turn by turn
+    assert main(["roundtable", "replay", str(out), "--json"]) == 0
+    replayed = capsys.readouterr().out.strip().splitlines()
+    assert json.loads(replayed[-1]) == summary
+    assert len(replayed) > 10
+
+    # export writes the other formats from the saved session
+    ad, gml = tmp_path / "m.argdown", tmp_path / "m.graphml"
+    assert main(["roundtable", "export", str(out), "--map", str(ad)]) == 0
+    assert main(["roundtable", "export", str(out), "--map", str(gml)]) == 0
+    assert "We should allow it with rules" in ad.read_text() and gml.read_text().startswith("<?xml")
+
+
+def test_a_text_file_script_and_a_yaml_config(scripted, tmp_path, capsys) -> None:
+    script = tmp_path / "human.txt"
+    script.write_text("My first point.\n/end\n")
+    cfg = tmp_path / "session.yaml"
+    cfg.write_text(
+        "topic: School uniforms?\nhuman: Bo\nturns: 12\nanalyze_every: 0\n"
+        "deliberators:\n  - name: Lena\n    perspective: a teacher\n  - name: Max\n"
+    )
+    assert (
+        main(
+            [
+                "roundtable",
+                "run",
+                "--config",
+                str(cfg),
+                "--human-script",
+                str(script),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["speakers"] == ["Lena", "Max", "Bo", "Lena", "Max", "Bo"]
+    assert summary["ended"] == "human" and summary["analyses"] == 1  # the final one
+
+
+def test_terminal_human_ends_on_eof(scripted, monkeypatch, capsys) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Hello there.\n"))
+    assert (
+        main(["roundtable", "run", "--topic", "Phones?", "--turns", "12", "--json", "--quiet"]) == 0
+    )
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["ended"] == "human" and summary["speakers"].count("You") == 2
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["roundtable", "run", "--turns", "3"], "no topic"),
+        (
+            ["roundtable", "run", "--topic", "Phones?", "--human-script", "/nope.txt"],
+            "no human script",
+        ),
+        (["roundtable", "run", "--topic", "ok?", "--human-every", "1"], "human_every"),
+        (
+            ["roundtable", "run", "--topic", "ok?", "--fallacy-check", "guess"],
+            "unknown fallacy check",
+        ),
+        (["roundtable", "replay", "/nope.json"], "no saved session"),
+        (["roundtable", "export", "/nope.json", "--map", "m.png"], "no saved session"),
+    ],
+)
+def test_errors_are_one_line_with_exit_2(scripted, argv, message, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_unknown_map_format(scripted, tmp_path, capsys) -> None:
+    out = tmp_path / "s.json"
+    main(["roundtable", "run", "--topic", "Phones?", "--turns", "1", "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    assert main(["roundtable", "export", str(out), "--map", str(tmp_path / "m.png")]) == 2
+    assert ".argdown" in capsys.readouterr().err
