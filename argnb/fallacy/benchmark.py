@@ -116,10 +116,12 @@ def make_runner(
         raise ArgnbError(
             f"unknown method {method!r}", hint=f"use one of {', '.join(BENCH_METHODS)}"
         )
-    if backend is None and not (members and agents):
+    # an ensemble's agents default to one per member backend, a deliberation needs only agents
+    supplied = members if method == "ensemble" else agents if method == "deliberate" else None
+    if backend is None and not supplied:
         raise ArgnbError(
             "the benchmark needs a backend",
-            hint="pass backend=argnb.connect(...) (or members and agents)",
+            hint="pass backend=argnb.connect(...), or members (ensemble) or agents (deliberate)",
         )
     if method in ("zero", "few", "cot"):
         cfg = Baseline(method, backend, examples, structured)

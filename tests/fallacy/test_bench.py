@@ -247,3 +247,20 @@ def test_a_report_says_which_backends_and_models_ran(tmp_path):
     assert "tiny-&lt;b&gt;" in report_html(again) and "tiny-<b>" not in report_html(again)
     (tmp_path / "r.jsonl.config.json").unlink()
     assert "no configuration recorded" in format_report(report(out))
+
+
+def test_an_ensemble_of_given_members_needs_no_other_backend(tmp_path):
+    from argnb.fallacy.baselines import Baseline
+    from argnb.fallacy.metrics import format_report
+
+    a, b = ScriptedBackend(oracle(), model="a"), ScriptedBackend(oracle(), model="b")
+    members = [Baseline("zero", a), Baseline("few", b)]
+    out = tmp_path / "r.jsonl"
+    rep = bench(items(6), method="ensemble", members=members, out=out, progress=False)
+    assert rep["n"] == 6
+    # the deliberating agents default to one per member backend
+    assert "agents scripted:a, scripted:b" in format_report(rep)
+    with pytest.raises(ArgnbError, match="needs a backend"):
+        bench(items(2), method="zero", out=tmp_path / "z.jsonl")
+    with pytest.raises(ArgnbError, match="needs a backend"):
+        bench(items(2), method="deliberate", members=members, out=tmp_path / "d.jsonl")
