@@ -62,3 +62,18 @@ class InvalidOutput(ArgnbError):
         #: so a caller can count what an invalid answer cost
         self.replies = list(replies or [])
         super().__init__(message)
+
+
+class MapError(ArgnbError, ValueError):
+    """An argument-map operation that would make the map inconsistent (``argnb.maps``)."""
+
+
+class AIFError(MapError):
+    """A document that is not AIF in OVA's shape; ``problems`` lists every reason."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            "invalid AIF: " + "; ".join(problems[:5]),
+            hint="argnb.maps.validate_aif(doc) lists every problem; AIF must be OVA-shaped JSON",
+        )

@@ -9,11 +9,15 @@ The API, in full::
     m.add_move(id, speaker, text)                                # dialogue turns → AIF locutions
     m.set_status({id: "IN" | "OUT" | "UNDEC"})
 
-    m.show(color_by="status" | "agent")      # inline in Jupyter (sandboxed iframe)
+    m.show(color_by="status" | "agent")      # inline in Jupyter: interactive when trusted,
+                                             # a static picture in untrusted/exported notebooks
     m.to_html() / m.save_html(path)          # standalone page, works offline, all text escaped
+    m.to_png() → bytes;  m.to_text() → str   # static picture and plain-text outline
     m.to_aif() → dict;  ArgumentMap.from_aif(doc);  validate_aif(doc)
     m.to_argdown() → str;  m.to_graphml(path) → str
     m.graph                                   # the networkx.MultiDiGraph itself
+
+Every export reads back: texts pass one documented normalisation first (``argnb.maps.clean``).
 
 Protocols build maps from their transcripts (``argnb.dialectic.mapping.dialogue_map``); maps never
 call a model.
@@ -21,18 +25,15 @@ call a model.
 
 from __future__ import annotations
 
-from argnb.maps.aif import AIFError, aif_schema, from_aif, to_aif, validate_aif
+from argnb.errors import AIFError, MapError
+from argnb.maps.aif import aif_schema, to_aif, validate_aif
 from argnb.maps.argdown import to_argdown
+from argnb.maps.clean import clean_text
 from argnb.maps.exports import to_graphml
-from argnb.maps.graph import (
-    ATTACK_KINDS,
-    EDGE_KINDS,
-    NODE_KINDS,
-    STATUSES,
-    ArgumentMap,
-    MapError,
-)
+from argnb.maps.graph import ATTACK_KINDS, EDGE_KINDS, NODE_KINDS, STATUSES, ArgumentMap
 from argnb.maps.view import to_html, to_pyvis
+
+from_aif = ArgumentMap.from_aif
 
 __all__ = [
     "ATTACK_KINDS",
@@ -43,6 +44,7 @@ __all__ = [
     "ArgumentMap",
     "MapError",
     "aif_schema",
+    "clean_text",
     "from_aif",
     "to_aif",
     "to_argdown",

@@ -12,6 +12,10 @@ Mapping from the argument map:
 
 AIF has no node type for an *assumption* or for a grounded status, so reading a file back gives
 premises for assumptions and no statuses; the structure, the texts and who said what survive.
+Nor has it an inference without premises: such an argument is written as its conclusion (an I
+node asserted by the argument's move), and an undercut of it as a conflict with that conclusion.
+Texts are written as :mod:`argnb.maps.clean` normalises them (as in every export), so a file
+always encodes as UTF-8 and reads back to the same strings.
 """
 
 from __future__ import annotations
@@ -23,20 +27,14 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from argnb.errors import AIFError
+
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
 
 RA_TEXT = "Default Inference"
 CA_TEXT = "Default Conflict"
 YA_TEXT = {"I": "Asserting", "RA": "Arguing", "CA": "Disagreeing"}
-
-
-class AIFError(ValueError):
-    """A document that is not AIF in OVA's shape; ``problems`` lists why."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("invalid AIF: " + "; ".join(problems[:5]))
 
 
 @cache
@@ -48,6 +46,7 @@ def aif_schema() -> dict[str, Any]:
 
 def to_aif(m: ArgumentMap, *, timestamp: str | None = None) -> dict[str, Any]:
     """The map as an OVA-shaped AIF document (a dict ready for ``json.dump``)."""
+    m = m.cleaned()
     ts = timestamp or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
@@ -61,8 +60,18 @@ def to_aif(m: ArgumentMap, *, timestamp: str | None = None) -> dict[str, Any]:
     def edge(a: str, b: str) -> None:
         edges.append({"edgeID": str(len(edges) + 1), "fromID": a, "toID": b, "formEdgeID": None})
 
+    # AIF has no inference without premises: such an argument is its conclusion, asserted
+    bare = {
+        n
+        for n in m.nodes("argument")
+        if not any(
+            d["kind"] in ("premise", "assumption") for _, _, d in m.graph.in_edges(n, data=True)
+        )
+    }
     anchors: list[tuple[str, str, str]] = []  # (move, AIF type, node id)
     for n, d in m.graph.nodes(data=True):
+        if n in bare:
+            continue
         if d["kind"] == "argument":
             ids[n] = node("RA", RA_TEXT, scheme=RA_TEXT)
             typ = "RA"
@@ -71,8 +80,14 @@ def to_aif(m: ArgumentMap, *, timestamp: str | None = None) -> dict[str, Any]:
             typ = "I"
         if d.get("move"):
             anchors.append((d["move"], typ, ids[n]))
+    for n in bare:
+        ids[n] = ids[m.conclusion_of(n)]
+        if m.graph.nodes[n].get("move"):
+            anchors.append((m.graph.nodes[n]["move"], "I", ids[n]))
     for u, v, d in m.graph.edges(data=True):
         kind = d["kind"]
+        if kind == "conclusion" and u in bare:
+            continue
         if kind in ("premise", "assumption", "conclusion"):
             edge(ids[u], ids[v])
         elif kind == "support":
@@ -110,7 +125,7 @@ def to_aif(m: ArgumentMap, *, timestamp: str | None = None) -> dict[str, Any]:
                 "source": None,
             }
         )
-    for mid, typ, target in anchors:
+    for mid, typ, target in dict.fromkeys(anchors):
         if mid in lnode:
             ya = node("YA", YA_TEXT[typ])
             edge(lnode[mid], ya)
@@ -188,15 +203,16 @@ def validate_aif(doc: Mapping[str, Any]) -> dict[str, Any]:
     return dict(doc)
 
 
-def from_aif(doc: Mapping[str, Any]) -> ArgumentMap:
-    """Read an OVA-shaped AIF document back into an :class:`ArgumentMap`.
+def read_aif(doc: Mapping[str, Any], into: ArgumentMap) -> ArgumentMap:
+    """Read an OVA-shaped AIF document into the empty map ``into`` and return it.
+
+    ``ArgumentMap.from_aif(doc)`` (also ``argnb.maps.from_aif``) is the usual way in; the map is
+    passed in so that this module never imports the graph module back.
 
     I nodes that some RA concludes become claims, the other I nodes premises; RA → arguments;
     CA → rebut (onto an I) or undercut (onto an RA); L nodes → moves, and the YA anchors tell
     which statements and arguments each speaker put forward.
     """
-    from argnb.maps.graph import ArgumentMap
-
     validate_aif(doc)
     aif = doc["AIF"]
     nodes = {n["nodeID"]: n for n in aif["nodes"]}
@@ -215,7 +231,7 @@ def from_aif(doc: Mapping[str, Any]) -> ArgumentMap:
                 if src is not None:
                     move_of[t] = f"L{src}"
 
-    m = ArgumentMap()
+    m = into
     for nid, n in nodes.items():
         if n["type"] == "L":
             who = speaker.get(nid, "")

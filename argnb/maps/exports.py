@@ -2,7 +2,9 @@
 
 GraphML attributes must be strings, numbers or booleans, so empty values become ``""``; the edge
 ``kind`` and node ``kind``/``text``/``agent``/``status``/``move`` survive a round trip through
-``networkx.read_graphml``.
+``networkx.read_graphml``. Texts are written as :mod:`argnb.maps.clean` normalises them: XML 1.0
+cannot hold ``\x00`` and other control characters at all (the file would not parse), and every
+XML parser reads ``\r`` as ``\n``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 
 def graphml_graph(m: ArgumentMap) -> nx.MultiDiGraph:
     """A copy of the map's graph with GraphML-safe attribute values."""
+    m = m.cleaned()
     g = nx.MultiDiGraph()
     g.graph["title"] = m.title
     for n, d in m.graph.nodes(data=True):

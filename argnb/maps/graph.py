@@ -29,6 +29,9 @@ from typing import Any, Literal
 
 import networkx as nx
 
+from argnb.errors import MapError
+from argnb.maps.clean import FORBIDDEN, clean_text
+
 NodeKind = Literal["claim", "premise", "assumption", "argument"]
 EdgeKind = Literal["premise", "assumption", "conclusion", "support", "rebut", "undercut"]
 Status = Literal["IN", "OUT", "UNDEC"]
@@ -38,10 +41,6 @@ NODE_KINDS = (*STATEMENT_KINDS, "argument")
 EDGE_KINDS = ("premise", "assumption", "conclusion", "support", "rebut", "undercut")
 ATTACK_KINDS = ("rebut", "undercut")
 STATUSES = ("IN", "OUT", "UNDEC")
-
-
-class MapError(ValueError):
-    """A map operation that would make the graph inconsistent."""
 
 
 class ArgumentMap:
@@ -84,6 +83,7 @@ class ArgumentMap:
         """Add (or update) a statement node; return its id."""
         if kind not in STATEMENT_KINDS:
             raise MapError(f"statement kind must be one of {STATEMENT_KINDS}, not {kind!r}")
+        self._check_id(id)
         self._check_status(status)
         self.graph.add_node(
             id,
@@ -119,6 +119,7 @@ class ArgumentMap:
         label: str | None = None,
     ) -> str:
         """Add an inference from existing statements to an existing conclusion; return its id."""
+        self._check_id(id)
         self._check_status(status)
         for s in [conclusion, *premises, *assumptions]:
             self._require(s, STATEMENT_KINDS)
@@ -177,6 +178,7 @@ class ArgumentMap:
 
     def add_move(self, id: str, speaker: str, text: str = "") -> str:
         """Register a dialogue move (a turn): AIF exports it as a locution (L node)."""
+        self._check_id(id)
         self.moves[id] = {"speaker": speaker, "text": text}
         return id
 
@@ -229,7 +231,21 @@ class ArgumentMap:
         """A copy of the underlying graph."""
         return self.graph.copy()
 
-    # -- views and exports (implemented in sibling modules) -------------------------------
+    def cleaned(self) -> ArgumentMap:
+        """A copy whose texts every export can write and read back (:mod:`argnb.maps.clean`).
+
+        Every export and view starts from this copy, so they all show the same text.
+        """
+        m = type(self)()
+        m.graph = nx.MultiDiGraph(**{k: _clean(v) for k, v in self.graph.graph.items()})
+        for n, d in self.graph.nodes(data=True):
+            m.graph.add_node(n, **{k: _clean(v) for k, v in d.items()})
+        for u, v, k, d in self.graph.edges(keys=True, data=True):
+            m.graph.add_edge(u, v, key=k, **{a: _clean(x) for a, x in d.items()})
+        m.moves = {i: {k: _clean(v) for k, v in mv.items()} for i, mv in self.moves.items()}
+        return m
+
+    # -- views and exports (sibling modules; none of them imports this one back) ---------
     def to_pyvis(self, **kw: Any):
         from argnb.maps.view import to_pyvis
 
@@ -246,16 +262,34 @@ class ArgumentMap:
         p.write_text(self.to_html(**kw), encoding="utf-8")
         return p
 
+    def to_png(self, **kw: Any) -> bytes:
+        """A static picture of the map (PNG bytes, drawn with matplotlib)."""
+        from argnb.maps.picture import to_png
+
+        return to_png(self, **kw)
+
+    def to_text(self) -> str:
+        """A plain-text outline of the map (what a notebook shows where HTML cannot render)."""
+        from argnb.maps.display import outline
+
+        return outline(self)
+
     def show(self, **kw: Any):
-        """Display the map inline in Jupyter (a sandboxed iframe)."""
-        from argnb.maps.view import show
+        """Display the map inline in Jupyter: interactive when trusted, a picture otherwise."""
+        from argnb.maps.display import show
 
         return show(self, **kw)
 
-    def _repr_html_(self) -> str:
-        from argnb.maps.view import iframe
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from argnb.maps.display import bundle
 
-        return iframe(self.to_html())
+        return bundle(self)
+
+    def _repr_html_(self) -> str:
+        """For front ends that ask for HTML only: the live map and its picture."""
+        from argnb.maps.display import bundle
+
+        return bundle(self)["text/html"]
 
     def to_aif(self, **kw: Any) -> dict[str, Any]:
         from argnb.maps.aif import to_aif
@@ -264,9 +298,10 @@ class ArgumentMap:
 
     @classmethod
     def from_aif(cls, doc: Mapping[str, Any]) -> ArgumentMap:
-        from argnb.maps.aif import from_aif
+        """Read an OVA-shaped AIF document (see :func:`argnb.maps.aif.read_aif`)."""
+        from argnb.maps.aif import read_aif
 
-        return from_aif(doc)
+        return read_aif(doc, cls())
 
     def to_argdown(self) -> str:
         from argnb.maps.argdown import to_argdown
@@ -298,6 +333,18 @@ class ArgumentMap:
         return id
 
     @staticmethod
+    def _check_id(id: object) -> None:
+        if not isinstance(id, str) or not id or FORBIDDEN.search(id):
+            raise MapError(
+                f"invalid id {id!r}",
+                hint="ids are non-empty strings without control characters, e.g. 'c1' or 'A2.p1'",
+            )
+
+    @staticmethod
     def _check_status(status: str | None) -> None:
         if status is not None and status not in STATUSES:
             raise MapError(f"status must be one of {STATUSES} or None, not {status!r}")
+
+
+def _clean(value: Any) -> Any:
+    return clean_text(value) if isinstance(value, str) else value

@@ -19,26 +19,40 @@ from __future__ import annotations
 
 import html
 import re
-import textwrap
 from typing import TYPE_CHECKING, Any, Literal
+
+from argnb.maps.clean import clean_text
+from argnb.maps.style import (
+    AGENT_COLORS,
+    EDGE_STYLES,
+    SHAPES,
+    STATUS_BORDERS,
+    STATUS_COLORS,
+    ColorBy,
+    agent_colors,
+    node_colors,
+    short_label,
+)
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
 
-ColorBy = Literal["status", "agent"]
-
-STATUS_COLORS = {"IN": "#a6dba0", "OUT": "#f4a582", "UNDEC": "#fee08b", None: "#eeeeee"}
-STATUS_BORDERS = {"IN": "#1b7837", "OUT": "#b2182b", "UNDEC": "#b8860b", None: "#9e9e9e"}
-AGENT_COLORS = ["#4393c3", "#e08214", "#8073ac", "#35978f", "#c51b7d", "#7f7f7f"]
-EDGE_STYLES: dict[str, dict[str, Any]] = {
-    "premise": {"color": "#8c8c8c", "width": 1.5},
-    "assumption": {"color": "#8c8c8c", "width": 1.5, "dashes": True},
-    "conclusion": {"color": "#555555", "width": 2.5},
-    "support": {"color": "#1a9641", "width": 2.5, "label": "support"},
-    "rebut": {"color": "#d7191c", "width": 3.5, "label": "rebut"},
-    "undercut": {"color": "#7b3294", "width": 3.5, "dashes": [8, 4], "label": "undercut"},
-}
-SHAPES = {"claim": "box", "premise": "box", "assumption": "box", "argument": "ellipse"}
+__all__ = [
+    "AGENT_COLORS",
+    "EDGE_STYLES",
+    "SHAPES",
+    "STATUS_BORDERS",
+    "STATUS_COLORS",
+    "ColorBy",
+    "agent_colors",
+    "esc",
+    "hover_title",
+    "iframe",
+    "legend_html",
+    "short_label",
+    "to_html",
+    "to_pyvis",
+]
 
 _BOOTSTRAP = re.compile(
     r"<link[^>]*bootstrap[^>]*/?>\s*|<script[^>]*bootstrap[^>]*>\s*</script>\s*", re.IGNORECASE
@@ -51,15 +65,7 @@ _TEMPLATE_LEFTOVERS = re.compile(
 
 def esc(text: Any) -> str:
     """HTML-escape anything (quotes too, so it is safe in attributes as well)."""
-    return html.escape("" if text is None else str(text), quote=True)
-
-
-def short_label(text: str, width: int = 22, max_chars: int = 80) -> str:
-    """A wrapped, truncated label for the canvas."""
-    t = " ".join(str(text).split())
-    if len(t) > max_chars:
-        t = t[: max_chars - 1].rstrip() + "…"
-    return "\n".join(textwrap.wrap(t, width)) or " "
+    return html.escape("" if text is None else clean_text(text), quote=True)
 
 
 def hover_title(data: dict[str, Any]) -> str:
@@ -72,13 +78,6 @@ def hover_title(data: dict[str, Any]) -> str:
         "<div style='max-width:360px;padding:4px;font:13px sans-serif;white-space:normal'>"
         f"<b>{head}</b><br>{body}</div>"
     )
-
-
-def agent_colors(m: ArgumentMap) -> dict[str | None, str]:
-    colors: dict[str | None, str] = {None: "#bdbdbd"}
-    for i, a in enumerate(m.agents()):
-        colors[a] = AGENT_COLORS[i % len(AGENT_COLORS)]
-    return colors
 
 
 def to_pyvis(
@@ -98,6 +97,7 @@ def to_pyvis(
 
     if color_by not in ("status", "agent"):
         raise ValueError("color_by must be 'status' or 'agent'")
+    m = m.cleaned()
     net = Network(
         height=height,
         width="100%",
@@ -107,9 +107,8 @@ def to_pyvis(
     )
     agents = agent_colors(m)
     for n, d in m.graph.nodes(data=True):
-        status, agent, kind = d.get("status"), d.get("agent"), d["kind"]
-        fill = STATUS_COLORS[status] if color_by == "status" else agents.get(agent, "#bdbdbd")
-        border = agents.get(agent, "#9e9e9e") if color_by == "status" else STATUS_BORDERS[status]
+        kind = d["kind"]
+        fill, border = node_colors(d, color_by, agents)
         label = str(d.get("label") or n) if kind == "argument" else short_label(d.get("text", ""))
         node: dict[str, Any] = {
             "label": label,
@@ -167,6 +166,7 @@ def _json(obj: Any) -> str:
 
 def legend_html(m: ArgumentMap, color_by: ColorBy) -> str:
     """A static legend (our own markup; the title and agent names are escaped)."""
+    m = m.cleaned()
     agents = agent_colors(m)
 
     def swatch(color: str, text: str, border: str = "#666", dashed: bool = False) -> str:
@@ -257,13 +257,7 @@ _REFIT = """<script>
 def iframe(page: str, height: int = 760) -> str:
     """``page`` in a sandboxed iframe (scripts run, but cannot reach the notebook)."""
     return (
-        f'<div class="argnb-map"><iframe srcdoc="{esc(page)}" sandbox="allow-scripts" '
+        f'<div class="argnb-map"><iframe srcdoc="{html.escape(page, quote=True)}" '
+        'sandbox="allow-scripts" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #ddd"></iframe></div>'
     )
-
-
-def show(m: ArgumentMap, *, frame_height: int = 780, **kw: Any):
-    """Display the map inline in Jupyter."""
-    from IPython.display import HTML
-
-    return HTML(iframe(to_html(m, **kw), frame_height))

@@ -17,6 +17,11 @@ def camera_map() -> ArgumentMap:
 @pytest.fixture
 def small_map() -> ArgumentMap:
     """Every node and edge kind once, with an undercut on an assumption."""
+    return build_small_map()
+
+
+def build_small_map() -> ArgumentMap:
+    """The ``small_map`` fixture's map (for module-scoped fixtures)."""
     m = ArgumentMap("Should students clean the school?")
     m.add_move("m1", "Students", "Cleaning teaches responsibility.")
     m.add_move("m2", "Staff", "Detergents are unsafe.")

@@ -179,3 +179,158 @@ def test_graphml_reads_back(camera_map, tmp_path):
     assert g.nodes["A1.c1"]["text"] == "We should buy a."
     kinds = sorted(d["kind"] for _, _, d in g.edges(data=True))
     assert kinds.count("rebut") == 2 and kinds.count("premise") == 15
+
+
+# -- issue 9: exports that did not read back ------------------------------------------------------
+
+
+def _parse_argdown(text: str, tmp_path) -> dict:
+    src = tmp_path / "m.argdown"
+    src.write_text(text, encoding="utf-8")
+    out = subprocess.run(
+        [_argdown_cli(), "json", str(src), "--stdout", "--silent"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0 and out.stdout.strip(), out.stdout[-2000:] + out.stderr[-2000:]
+    return json.loads(out.stdout[: out.stdout.rindex("}") + 1])
+
+
+HOSTILE = {
+    "url": "see http://x.org now",
+    "comment": "a /* b */ c <!-- d --> e // f",
+    "backslashes": "C:\\Users\\new \\[x\\] \\",
+    "shortcodes": "e.g. .A. :A: :smile: a.b.c 1:2:3",
+    "front": "=== not front matter ===",
+    "data": "{not: data} #(not a tag) @[not] <not>",
+}
+
+
+def test_argdown_escapes_comments_backslashes_and_shortcodes():
+    m = ArgumentMap("t")
+    m.add_claim("c", HOSTILE["url"], agent="AG1")
+    m.add_claim("d", HOSTILE["backslashes"])
+    text = m.to_argdown()
+    assert "[c]: see http:\\//x.org now #(AG1)" in text  # "//" no longer starts a comment
+    assert r"[d]: C:\\Users\\new \\\[x\\\] \\" in text  # every backslash doubled
+
+
+@pytest.mark.skipif(
+    _argdown_cli() is None, reason="@argdown/cli is not installed (set ARGDOWN_CLI)"
+)
+def test_argdown_hostile_texts_and_title_read_back(tmp_path):
+    m = ArgumentMap("Title === with === equals")
+    for key, text in HOSTILE.items():
+        m.add_claim(key, text, agent="AG (1)")
+    m.add_rebut("url", "comment")
+    data = _parse_argdown(m.to_argdown(), tmp_path)
+    assert len(data["statements"]) == len(HOSTILE)  # the title no longer ends the front matter
+    for key, text in HOSTILE.items():
+        member = data["statements"][key]["members"][0]
+        assert member["text"] == f"{text} #(AG [1])", key  # nothing lost, agent tag kept
+        assert member["tags"] == ["AG [1]"]
+    assert data["sections"][0]["title"] == "Title === with === equals"
+    assert ("url", "attack", "comment") in {
+        (r["from"], r["relationType"], r["to"]) for r in data["relations"]
+    }
+
+
+CONTROL = "a\x00b\x0bc\x1bd\ufffee\uffff\ud800f\r\ng\rh\ti"
+CLEANED = "a\ufffdb\ufffdc\ufffdd\ufffde\ufffd\ufffdf\ng\nh\ti"
+
+
+def test_graphml_with_control_characters_parses(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    m = ArgumentMap(CONTROL)
+    m.add_claim("c1", CONTROL, agent=CONTROL)
+    path = tmp_path / "m.graphml"
+    m.to_graphml(path)
+    ET.parse(path)  # well-formed XML 1.0
+    g = nx.read_graphml(path)
+    assert g.nodes["c1"]["text"] == CLEANED and g.nodes["c1"]["agent"] == CLEANED
+    assert g.graph["title"] == CLEANED
+
+
+def test_aif_with_control_characters_writes_utf8_and_reads_back():
+    m = ArgumentMap()
+    m.add_move("m1", CONTROL, CONTROL)
+    m.add_claim("c1", CONTROL, move="m1")
+    raw = json.dumps(m.to_aif(), ensure_ascii=False).encode("utf-8")  # no UnicodeEncodeError
+    back = ArgumentMap.from_aif(json.loads(raw))
+    assert [back.node(n)["text"] for n in back.nodes()] == [CLEANED]
+    assert list(back.moves.values()) == [{"speaker": CLEANED, "text": CLEANED}]
+
+
+def test_html_page_with_control_characters_encodes(tmp_path):
+    m = ArgumentMap(CONTROL)
+    m.add_claim("c1", CONTROL, agent=CONTROL)
+    page = m.save_html(tmp_path / "m.html").read_text(encoding="utf-8")
+    assert "\x00" not in page and "\ud800" not in page
+
+
+def test_a_premise_less_argument_exports_valid_aif():
+    m = ArgumentMap()
+    m.add_claim("c", "A fact.")
+    m.add_claim("x", "No, it is not.")
+    m.add_argument("A", conclusion="c")  # a rule with no antecedent (a model can write one)
+    m.add_undercut("x", "A")
+    back = ArgumentMap.from_aif(validate_aif(m.to_aif()))
+    assert back.counts() == {"nodes": {"premise": 2}, "edges": {"rebut": 1}}  # documented
+
+
+def test_bad_ids_are_refused_and_map_errors_join_the_argnb_tree():
+    from argnb.errors import ArgnbError, MapError
+
+    m = ArgumentMap()
+    for bad in ("", "a\x00b", "\ud800", 3):
+        with pytest.raises(MapError, match="invalid id") as err:
+            m.add_claim(bad, "text")
+        assert err.value.hint
+    assert issubclass(MapError, ArgnbError) and issubclass(MapError, ValueError)
+    assert issubclass(AIFError, MapError)
+    with pytest.raises(ArgnbError, match="invalid AIF"):
+        validate_aif({"AIF": {}})
+
+
+def test_maps_modules_have_no_import_cycle():
+    """No module of argnb.maps imports (even inside a function) a module that imports it back."""
+    import ast
+    from pathlib import Path
+
+    import argnb.maps
+
+    folder = Path(argnb.maps.__file__).parent
+    imports: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        name = f"argnb.maps.{path.stem}" if path.stem != "__init__" else "argnb.maps"
+        found = set()
+        tree = ast.parse(path.read_text())
+        guarded = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if id(node) in guarded:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+        imports[name] = {x for x in found if x.startswith("argnb.maps")}
+    assert len(imports) >= 10
+    cycles = [(a, b) for a, deps in imports.items() for b in deps if a in imports.get(b, ())]
+    assert not cycles, cycles
+
+
+def test_argdown_docstring_examples():
+    import doctest
+
+    import argnb.maps.argdown
+
+    result = doctest.testmod(argnb.maps.argdown)
+    assert result.attempted > 0 and result.failed == 0
