@@ -24,6 +24,8 @@ MODULES = (
     "argnb.critique.cli",
     "argnb.debate.cli",
     "argnb.roundtable.cli",
+    "argnb.exercises.cli",
+    "argnb.course",
 )
 
 
@@ -61,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ArgnbError as exc:
         print(one_line(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:  # the file system said no (permissions, a full disk, ...)
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,8 @@ def backend_from_args(args: argparse.Namespace):
 
 
 def output_path(path: str | Path | None, flag: str = "--out") -> Path | None:
-    """Check an output file before any work: not a folder, its folder created, writable."""
+    """Check an output file before any work: not a folder, its folder created, writable (the file
+    itself is not created, so a run that fails leaves nothing behind)."""
     if path is None:
         return None
     p = Path(path)
@@ -113,12 +115,14 @@ def output_path(path: str | Path | None, flag: str = "--out") -> Path | None:
         )
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("a", encoding="utf-8"):
-            pass
     except OSError as exc:
         raise ArgnbError(
-            f"cannot write {flag} {p}: {exc.strerror or exc}", hint="choose a writable location"
+            f"cannot create the folder of {flag} {p}: {exc.strerror or exc}",
+            hint="choose a writable location",
         ) from None
+    target = p if p.exists() else p.parent
+    if not os.access(target, os.W_OK):
+        raise ArgnbError(f"cannot write {flag} {p}", hint="choose a writable location")
     return p
 
 

@@ -16,10 +16,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
+from argnb.errors import ArgnbError, ConfigError
 from argnb.llm.base import Backend, Options
 
 BACKENDS = ("local", "ollama", "openai")
+#: the settings config.toml may hold, and their types
+SETTINGS: dict[str, type | tuple[type, ...]] = {
+    "backend": str,
+    "model": str,
+    "host": str,
+    "base_url": str,
+    "timeout": (int, float),
+}
 DEFAULT_MODELS = {"local": "smollm2-135m", "ollama": "llama3.2", "openai": "gpt-4o-mini"}
 
 _default: Backend | None = None
@@ -33,7 +41,11 @@ def config_path() -> Path:
 
 
 def read_config() -> dict[str, Any]:
-    """Settings from the config file ({} when there is none)."""
+    """Settings from the config file ({} when there is none).
+
+    A file that is not valid TOML, or holds a setting of the wrong type, raises a one-line
+    :class:`~argnb.errors.ConfigError` naming the file and the line.
+    """
     p = config_path()
     if not p.exists():
         return {}
@@ -41,8 +53,23 @@ def read_config() -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    data = tomllib.loads(p.read_text(encoding="utf-8"))
+    fix = f"correct that line, or delete {p} to use the defaults"
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p} is not valid TOML: {exc}", hint=fix) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p} is not UTF-8 text ({exc.reason})", hint=fix) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read {p}: {exc.strerror or exc}", hint=fix) from exc
     data.pop("api_key", None)  # keys belong in the environment, never in files
+    for key, kind in SETTINGS.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ConfigError(
+                f"{p}: setting {key!r} has the wrong type ({type(value).__name__})",
+                hint=f'e.g. {key} = "..."' if kind is str else f"e.g. {key} = 60",
+            )
     return data
 
 
@@ -92,11 +119,24 @@ def connect(
     b = connect("ollama", "llama3.2")                 # needs `ollama serve`
     b = connect("openai", "gpt-4o-mini")              # needs OPENAI_API_KEY
     b = connect("openai", "m", base_url="http://127.0.0.1:8080/v1", api_key="none")
+    b = connect("ollama", "llama3.2", timeout=30)     # give up on a request after 30 s
+
+    ``timeout`` (seconds, default 120 or ``timeout`` in config.toml) bounds each try of a request
+    to a server in total; requests are tried ``1 + max_retries`` times (3 by default). The
+    embedded model has no timeout.
     """
     name, chosen = resolve(backend, model)
     cfg = read_config()
     common: dict[str, Any] = {"options": options, **kw}
-    remote = {} if timeout is None else {"timeout": timeout}  # the local model needs none
+    limit = timeout if timeout is not None else cfg.get("timeout")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 < limit < 1e6
+    ):
+        raise ArgnbError(
+            f"timeout must be a positive number of seconds, not {limit!r}",
+            hint="e.g. --timeout 60 (connect(timeout=60))",
+        )
+    remote = {} if limit is None else {"timeout": float(limit)}  # the local model needs none
     if _cache_enabled(cache):
         from argnb.llm.cache import ResponseCache
 

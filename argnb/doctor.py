@@ -25,7 +25,7 @@ class Check:
 def check_local() -> Check:
     import importlib.util
 
-    from argnb.llm.local import embedded_gguf
+    from argnb.llm.download import embedded_gguf
 
     if importlib.util.find_spec("llama_cpp") is None:
         return Check(
@@ -75,8 +75,26 @@ def check_openai(base_url: str | None = None) -> Check:
     return Check("openai", True, f"reachable at {public_url(b.base_url)}", models[:50])
 
 
+def check_config() -> Check:
+    """The config file: absent, fine, or what is wrong with it (doctor must never crash on it)."""
+    from argnb.config import config_path, read_config
+
+    path = config_path()
+    try:
+        settings = read_config()
+    except ArgnbError as exc:
+        return Check("config", False, exc.message, fix=exc.hint or "")
+    if not path.exists():
+        return Check("config", True, f"no config file at {path} (defaults apply)")
+    shown = ", ".join(
+        f"{k}={public_url(str(v)) if k in ('host', 'base_url') else v}"
+        for k, v in sorted(settings.items())
+    )
+    return Check("config", True, f"{path}: {shown or 'empty'}")
+
+
 def run_checks(host: str | None = None, base_url: str | None = None) -> list[Check]:
-    return [check_local(), check_ollama(host), check_openai(base_url)]
+    return [check_local(), check_ollama(host), check_openai(base_url), check_config()]
 
 
 def format_checks(checks: list[Check]) -> str:
@@ -94,7 +112,7 @@ def format_checks(checks: list[Check]) -> str:
         name, model = resolve()
         lines.append(f"\ncurrent choice: backend={name} model={model}")
     except ArgnbError as exc:
-        lines.append(f"\ncurrent choice is invalid: {exc}")
+        lines.append(f"\ncurrent choice is invalid: {exc.message}")
     lines.append(f"config file: {config_path()}  (ARGNB_BACKEND / ARGNB_MODEL override it)")
     key = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
     lines.append(f"OPENAI_API_KEY: {key}")
@@ -107,7 +125,7 @@ def _cmd(args: argparse.Namespace) -> int:
         print(json.dumps([asdict(c) for c in checks]))
     else:
         print(format_checks(checks))
-    return 0 if any(c.ok for c in checks) else 1
+    return 0 if any(c.ok for c in checks if c.backend != "config") else 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:

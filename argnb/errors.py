@@ -18,7 +18,12 @@ class ArgnbError(Exception):
 
 
 class BackendError(ArgnbError):
-    """A model backend could not answer."""
+    """A model backend could not answer this request.
+
+    A plain ``BackendError`` belongs to one input (e.g. the prompt does not fit the local context
+    window): a batch records it for that item and carries on. Every subclass describes the server
+    or the setup, would hit every item alike, and so stops a run.
+    """
 
 
 class BackendUnavailable(BackendError):
@@ -37,8 +42,27 @@ class BackendTimeout(BackendError):
     """The server did not answer in time, even after retries."""
 
 
+class ServerError(BackendError):
+    """The server failed (HTTP 5xx) without refusing anything in particular: retried, since it
+    may recover; stops the run when it does not."""
+
+
+class BadRequest(BackendError):
+    """The server rejected the request itself (HTTP 400/422, e.g. "model does not support ..."):
+    every item would get the same answer, so the run stops until the setup is fixed."""
+
+
+class BadResponse(BackendError):
+    """The server answered with something that is not its protocol (e.g. HTTP 200 whose body is
+    not JSON: a proxy, a login page, the wrong URL)."""
+
+
 class SchemaUnsupported(BackendError):
     """The server refused a structured-output request; callers fall back to a weaker mode."""
+
+
+class ConfigError(ArgnbError):
+    """A settings file (``config.toml``) or a local database (the response cache) is unreadable."""
 
 
 class MissingDependency(ArgnbError):

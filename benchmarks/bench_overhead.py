@@ -24,7 +24,9 @@ def run(n: int = 15) -> list[dict]:
     from argnb.llm import Ledger, LocalBackend, structured_call
     from argnb.llm.structured import schema_of, to_messages, with_instructions
 
-    backend = LocalBackend(ledger=Ledger())
+    # prefix reuse off: the direct call evaluates the whole prompt, so must ours (the reuse is
+    # measured by bench_prefix_cache.py; here only argnb's own cost counts)
+    backend = LocalBackend(ledger=Ledger(), prefix_cache=False)
     llm = backend.llm
     msgs = [m.model_dump() for m in with_instructions(to_messages(PROMPT), schema_of(Vote))]
     fmt = {"type": "json_object", "schema": schema_of(Vote)}

@@ -9,9 +9,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_cache
 import bench_concurrency
+import bench_debate_annotation
+import bench_debate_latency
+import bench_debate_retrieval
 import bench_import
 import bench_memory
 import bench_overhead
+import bench_prefix_cache
+import bench_streaming
 import fallacy_protocol
 from _common import table
 
@@ -22,3 +27,8 @@ if __name__ == "__main__":
     print(table("response cache", bench_cache.run()))
     print(table("batch runner concurrency (200 ms per request)", bench_concurrency.run()))
     print(table("fallacy protocol", fallacy_protocol.run()))
+    print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
+    print(table("debate retrieval latency", bench_debate_latency.run()))
+    print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
+    print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
+    print(table("streaming, time to first chunk (local)", bench_streaming.run()))

@@ -21,10 +21,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from argnb.course import asset_dir
 from argnb.critique.rubric import DIMENSIONS, clean_ratings
 from argnb.datafiles import DataError, read_text
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets" / "critique"
+#: the course's critique data, in a checkout or inside an installed wheel
+ASSETS = asset_dir("critique")
 
 #: ``human=`` value meaning "average the raters, dimension by dimension"
 MEAN = "mean"

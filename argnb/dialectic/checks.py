@@ -92,21 +92,25 @@ def check_grounded(extension: Iterable[str], labelling: dict[str, str] | None = 
     unknown = ext - set(FRAMEWORK_ARGUMENTS)
     assert not unknown, f"{sorted(unknown)} are not arguments of the framework"
     missing, extra = expected - ext, ext - expected
+    # count, never name: naming the arguments would hand out the answer one try at a time
     assert not extra, (
-        f"{sorted(extra)} should not be in: an argument is accepted only when every attacker is "
-        "defeated by an argument already accepted (start from the unattacked ones)"
+        f"{len(extra)} of your arguments should not be in: an argument is accepted only when "
+        "every attacker is defeated by an argument already accepted (start from the unattacked ones)"
     )
     assert not missing, (
-        f"{sorted(missing)} are missing: after accepting the unattacked arguments, accept what "
-        "they defend, and repeat until nothing changes"
+        f"{len(missing)} argument(s) are missing: after accepting the unattacked arguments, accept "
+        "what they defend, and repeat until nothing changes"
     )
     if labelling is not None:
         assert set(labelling) == set(FRAMEWORK_ARGUMENTS), "label every argument"
-        for a, lab in truth.items():
-            assert labelling[a] == lab, (
-                f"{a} is {lab}, you said {labelling[a]!r}: OUT means attacked by an IN argument, "
-                "UNDEC neither IN nor OUT"
-            )
+        assert {a for a, lab in labelling.items() if lab == "IN"} == ext, (
+            "the arguments labelled IN should be exactly your grounded extension"
+        )
+        wrong = [a for a, lab in truth.items() if labelling[a] != lab]
+        assert not wrong, (
+            f"{len(wrong)} label(s) are wrong: OUT means attacked by an IN argument, UNDEC "
+            "neither IN nor OUT"
+        )
     return f"right: the grounded extension is {sorted(expected)}"
 
 

@@ -1,1 +1,27 @@
-"""Exercise tooling: turning solution notebooks into student notebooks (see :mod:`.release`)."""
+"""Exercises: release student versions, grade submissions, report on a class.
+
+* :mod:`.markers` — what an instructor writes in a solution notebook (solutions, checks, points,
+  hidden tests);
+* :mod:`.release` — solution notebooks → student notebooks and one zip per exercise;
+* :mod:`.grade` — run each submission in a sandboxed fresh kernel and score its checks;
+* :mod:`.classdata` and :mod:`.report` — a class's ratings or feedback forms in one report;
+* :mod:`.feedback` — ``%load_ext argnb.exercises``: a failed check shows its message, not the
+  grader's code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext argnb.exercises`` in an exercise notebook (see :mod:`.feedback`)."""
+    from argnb.exercises.feedback import install
+
+    install(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from argnb.exercises.feedback import uninstall
+
+    uninstall(ipython)

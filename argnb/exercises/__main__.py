@@ -1,11 +1,8 @@
-"""``python -m argnb.exercises release [--check]``."""
+"""``python -m argnb.exercises release [--check] | grade ... | report ...``."""
 
 import sys
 
-from argnb.exercises.release import main
+from argnb.exercises.cli import main
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[:1] == ["release"]:
-        args = args[1:]
-    sys.exit(main(args))
+    sys.exit(main())

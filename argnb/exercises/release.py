@@ -1,25 +1,37 @@
 """Release student notebooks from solution notebooks, nbgrader style.
 
-``exercises/<NN_topic>/solutions/*.ipynb`` are the source of truth. Solution code sits between
-``### BEGIN SOLUTION`` and ``### END SOLUTION`` lines (markdown answers between
-``<!-- BEGIN SOLUTION -->`` and ``<!-- END SOLUTION -->``). Each transformation is one small class;
-the pipeline is an ordered list, so an instructor can add a step.
+``exercises/<NN_topic>/solutions/*.ipynb`` are the source of truth (markers: :mod:`.markers`).
+Each transformation is one small class; the pipeline is an ordered list, so an instructor can add
+a step. Besides the student notebooks in ``exercises/<NN_topic>/student/``, a release writes one
+zip per exercise folder with what a student needs: the student notebooks and every other file of
+the folder (data the notebooks read), never the solutions.
 
-    python -m argnb.exercises.release          # write exercises/*/student/*.ipynb
-    python -m argnb.exercises.release --check  # exit 1 if a student version is stale
+    python -m argnb.exercises release                 # write student/*.ipynb and dist/exercises/*.zip
+    python -m argnb.exercises release --check         # exit 1 if a student version is stale
 """
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
-CODE_BEGIN, CODE_END = "### BEGIN SOLUTION", "### END SOLUTION"
-MD_SOLUTION = re.compile(r"<!--\s*BEGIN SOLUTION\s*-->.*?<!--\s*END SOLUTION\s*-->", re.DOTALL)
-STUB = 'raise NotImplementedError("your code here")'
+from argnb.exercises.markers import (
+    CODE_BEGIN,
+    CODE_END,
+    HIDDEN_BEGIN,
+    HIDDEN_END,
+    MD_SOLUTION,
+    STUB,
+    check_of,
+    checks,
+    strip_region,
+)
+
+__all__ = ["PIPELINE", "STUB", "pairs", "release", "student_files", "student_version", "zip_folder"]
+
+#: parts of an exercise folder that never reach a student
+PRIVATE = {"solutions", ".ipynb_checkpoints", "__pycache__", ".git"}
 
 
 class Preprocessor:
@@ -34,10 +46,19 @@ class Preprocessor:
         pass
 
 
+class ValidateMarkers(Preprocessor):
+    """Refuse inconsistent markers before anything is written (see :func:`.markers.checks`)."""
+
+    def __call__(self, nb: Any) -> Any:
+        checks(nb)
+        return nb
+
+
 class ClearOutputs(Preprocessor):
-    """Student notebooks start clean."""
+    """Student notebooks start clean: no outputs, counts or execution timings."""
 
     def cell(self, cell: Any) -> None:
+        cell.get("metadata", {}).pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -47,24 +68,16 @@ class ClearCodeSolutions(Preprocessor):
     """Replace each marked region of a code cell by a stub at the same indentation."""
 
     def cell(self, cell: Any) -> None:
-        if cell.cell_type != "code" or CODE_BEGIN not in cell.source:
-            return
-        out, inside = [], False
-        for line in cell.source.splitlines():
-            stripped = line.strip()
-            if stripped == CODE_BEGIN:
-                inside = True
-                indent = line[: len(line) - len(line.lstrip())]
-                out.append(indent + STUB)
-            elif stripped == CODE_END:
-                if not inside:
-                    raise ValueError(f"{CODE_END} without {CODE_BEGIN}")
-                inside = False
-            elif not inside:
-                out.append(line)
-        if inside:
-            raise ValueError(f"{CODE_BEGIN} without {CODE_END}")
-        cell.source = "\n".join(out)
+        if cell.cell_type == "code" and CODE_BEGIN in cell.source:
+            cell.source = strip_region(cell.source, CODE_BEGIN, CODE_END, STUB)
+
+
+class ClearHiddenTests(Preprocessor):
+    """Drop hidden tests, markers included: only the grader runs them."""
+
+    def cell(self, cell: Any) -> None:
+        if cell.cell_type == "code" and HIDDEN_BEGIN in cell.source:
+            cell.source = strip_region(cell.source, HIDDEN_BEGIN, HIDDEN_END, None).rstrip()
 
 
 class ClearMarkdownSolutions(Preprocessor):
@@ -75,7 +88,24 @@ class ClearMarkdownSolutions(Preprocessor):
             cell.source = MD_SOLUTION.sub("*Your answer here.*", cell.source)
 
 
-PIPELINE: list[Preprocessor] = [ClearOutputs(), ClearCodeSolutions(), ClearMarkdownSolutions()]
+class TagChecks(Preprocessor):
+    """Record each check's id in the cell's metadata, so the grader still finds a check whose
+    ``### CHECK`` line a student deleted."""
+
+    def cell(self, cell: Any) -> None:
+        marked = check_of(cell)
+        if marked is not None:
+            cell.metadata["argnb"] = {"check": marked[0], "points": marked[1]}
+
+
+PIPELINE: list[Preprocessor] = [
+    ValidateMarkers(),
+    ClearOutputs(),
+    ClearCodeSolutions(),
+    ClearHiddenTests(),
+    ClearMarkdownSolutions(),
+    TagChecks(),
+]
 
 
 def student_version(solution: Path) -> str:
@@ -97,8 +127,42 @@ def pairs(root: Path) -> list[tuple[Path, Path]]:
     ]
 
 
-def release(root: Path, *, check: bool = False) -> list[Path]:
-    """Write (or, with ``check``, compare) student versions; return the stale/written ones."""
+def student_files(folder: Path) -> list[Path]:
+    """Every file of an exercise folder a student gets (relative paths, sorted): all but
+    solutions, checkpoints and hidden files."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if path.is_file() and not any(p in PRIVATE or p.startswith(".") for p in rel.parts):
+            out.append(rel)
+    return out
+
+
+def zip_folder(folder: Path, dest: Path) -> Path:
+    """Zip what a student needs of ``folder`` into ``dest/<folder name>.zip``.
+
+    Entries are sorted and dated 1980-01-01, so the same files give the same bytes.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / f"{folder.name}.zip"
+    tmp = target.with_suffix(".zip.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel in student_files(folder):
+            info = zipfile.ZipInfo(
+                f"{folder.name}/{rel.as_posix()}", date_time=(1980, 1, 1, 0, 0, 0)
+            )
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, (folder / rel).read_bytes())
+    tmp.replace(target)
+    return target
+
+
+def release(root: Path, *, check: bool = False, to: Path | None = None) -> list[Path]:
+    """Write (or, with ``check``, compare) student versions; return the stale/written ones.
+
+    With ``to``, also write one zip per exercise folder there (after the notebooks are fresh).
+    """
     changed = []
     for sol, stu in pairs(root):
         text = student_version(sol)
@@ -108,19 +172,7 @@ def release(root: Path, *, check: bool = False) -> list[Path]:
         if not check:
             stu.parent.mkdir(parents=True, exist_ok=True)
             stu.write_text(text, encoding="utf-8")
+    if to is not None and not check:
+        for folder in sorted({sol.parent.parent for sol, _ in pairs(root)}):
+            zip_folder(folder, to)
     return changed
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="release student notebooks")
-    p.add_argument("--root", default="exercises", type=Path)
-    p.add_argument("--check", action="store_true", help="only report stale student versions")
-    args = p.parse_args(argv)
-    changed = release(args.root, check=args.check)
-    for path in changed:
-        print(("stale: " if args.check else "wrote: ") + str(path))
-    return 1 if (args.check and changed) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

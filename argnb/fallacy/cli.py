@@ -134,8 +134,10 @@ def _deliberate(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from argnb.cli_common import output_path
     from argnb.fallacy.data import fetch, load, save_jsonl
 
+    output_path(args.out)
     path = fetch(args.source, args.split, url=args.url, refresh=args.refresh)
     print(f"downloaded: {path}")
     if args.out:

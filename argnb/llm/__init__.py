@@ -10,6 +10,7 @@ from argnb._lazy import lazy_getattr
 from argnb.llm.base import Backend, Message, Options, Reply, Usage
 from argnb.llm.ledger import Ledger, default_ledger, usage
 from argnb.llm.scripted import Request, ScriptedBackend
+from argnb.llm.streaming import AsyncChatStream, ChatStream
 from argnb.llm.structured import Structured, aask, ask, astructured_call, structured_call
 
 _LAZY = {
@@ -23,7 +24,9 @@ __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
+    "AsyncChatStream",
     "Backend",
+    "ChatStream",
     "Ledger",
     "LocalBackend",
     "Message",

@@ -3,18 +3,20 @@
 A backend only talks to a model. Protocols (deliberation, dialectic, ...) never import a client
 library; they call :func:`argnb.llm.structured.ask` with a backend. The base class owns the parts
 that must behave the same for every backend -- cache lookup, retries with backoff, the usage
-ledger -- so a concrete backend implements only ``_chat`` / ``_achat`` (one request, one reply).
+ledger, streaming -- so a concrete backend implements only ``_chat`` (one request, one reply) and
+``_stream`` (the same request, yielding text chunks), plus their async twins when it has a native
+async client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
 from tenacity import (
     AsyncRetrying,
     Retrying,
@@ -23,7 +25,28 @@ from tenacity import (
     wait_exponential,
 )
 
-from argnb.errors import BackendTimeout, BackendUnavailable
+from argnb.errors import BackendError, BackendTimeout, ServerError
+from argnb.llm.deadline import acall_within, aiterate_within, call_within, iterate_within
+from argnb.llm.ledger import default_ledger
+from argnb.llm.streaming import AsyncChatStream, ChatStream, StreamState
+from argnb.llm.types import Message, Messages, Options, Reply, Role, Usage, to_messages
+
+__all__ = [
+    "Backend",
+    "Message",
+    "Messages",
+    "Options",
+    "Reply",
+    "Role",
+    "Usage",
+    "public_url",
+    "to_messages",
+]
+
+T = TypeVar("T")
+_END = object()
+#: what ``_stream`` yields: text chunks, and once (usually last) a Reply carrying usage and model
+Item = str | Reply
 
 
 def public_url(url: str) -> str:
@@ -43,80 +66,24 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-Role = Literal["system", "user", "assistant"]
-
-
-class Message(BaseModel):
-    """One chat message."""
-
-    model_config = ConfigDict(frozen=True)
-    role: Role
-    content: str
-
-
-class Usage(BaseModel):
-    """Token counts reported by the server (0 when it reports none)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-        )
-
-
-class Options(BaseModel):
-    """Generation options understood by every backend.
-
-    Defaults favour reproducibility (temperature 0, fixed seed) because a lesson should show
-    the same answer when a learner re-runs a cell.
-    """
-
-    model_config = ConfigDict(frozen=True)
-    temperature: float = 0.0
-    seed: int | None = 42
-    max_tokens: int = 512
-    num_ctx: int | None = None  # Ollama / llama.cpp context window
-
-
-class Reply(BaseModel):
-    """What a backend returns for one request."""
-
-    text: str
-    usage: Usage = Field(default_factory=Usage)
-    latency_s: float = 0.0
-    model: str = ""
-    backend: str = ""
-    cached: bool = False
-    parsed: Any = None  # filled by structured calls with the validated object
-
-
-Messages = Sequence[Message | dict[str, str]]
-
-
-def to_messages(messages: Messages | str) -> list[Message]:
-    """Accept a plain prompt, dicts or Message objects."""
-    if isinstance(messages, str):
-        return [Message(role="user", content=messages)]
-    return [m if isinstance(m, Message) else Message(**m) for m in messages]
+def backoff_s(retry: int) -> float:
+    """Seconds waited before retry number ``retry`` (1-based): 0.5, 1, 2, 4, 8, 8, ..."""
+    return min(8.0, 0.5 * 2 ** (retry - 1))
 
 
 class Backend(ABC):
     """A chat model behind one uniform, sync + async interface.
 
     Subclasses set ``name`` and implement ``_chat`` (and ``_achat`` when they have a native
-    async client; otherwise the sync call runs in a worker thread).
+    async client; otherwise the sync call runs in a worker thread). ``_stream`` defaults to one
+    chunk holding the whole reply; backends that can stream override it.
     """
 
     name: str = "base"
-    #: errors worth retrying: the server may recover (timeouts, overload)
-    retry_on: tuple[type[BaseException], ...] = (BackendTimeout,)
+    #: errors worth retrying: the server may recover (timeouts, overload, HTTP 5xx)
+    retry_on: tuple[type[BaseException], ...] = (BackendTimeout, ServerError)
+    #: total seconds one try of a request may take (None: no deadline, e.g. an in-process model)
+    timeout: float | None = None
 
     def __init__(
         self,
@@ -127,8 +94,6 @@ class Backend(ABC):
         ledger: Any = None,
         max_retries: int = 2,
     ) -> None:
-        from argnb.llm.ledger import default_ledger
-
         self.model = model
         self.options = options or Options()
         self.cache = cache
@@ -142,6 +107,29 @@ class Backend(ABC):
 
     async def _achat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
         return await asyncio.to_thread(self._chat, messages, schema, options)
+
+    def _stream(self, messages: list[Message], options: Options) -> Iterator[Item]:
+        """Send one request; yield text chunks as they come, and a Reply with usage and model
+        (its text is ignored). Default: the whole reply as one chunk."""
+        reply = self._chat(messages, None, options)
+        if reply.text:
+            yield reply.text
+        yield reply
+
+    async def _astream(self, messages: list[Message], options: Options) -> AsyncIterator[Item]:
+        """Default: the sync ``_stream`` driven from a worker thread, chunk by chunk."""
+        it = self._stream(messages, options)
+        try:
+            while (item := await asyncio.to_thread(next, it, _END)) is not _END:
+                yield item  # type: ignore[misc]
+        finally:
+            with contextlib.suppress(ValueError):  # still running in its thread if we were
+                await asyncio.to_thread(it.close)  # cancelled; it closes once collected
+
+    def _prepare(self) -> None:
+        """Slow one-off set-up (importing a client library takes seconds on a busy machine),
+        run before a request's deadline starts so it never counts against the timeout."""
+        return None
 
     def _loop_client(self, factory: Any) -> Any:
         """One async client per running event loop (clients are bound to the loop that made them;
@@ -168,6 +156,12 @@ class Backend(ABC):
         """Identity used in cache keys and reports; never includes secrets."""
         return {"backend": self.name, "model": self.model}
 
+    def structured_mode(self) -> str:
+        """How a schema is enforced right now (e.g. ``grammar``, ``format``, ``json_schema``,
+        ``plain``). Worth recording next to results; not part of :meth:`describe` because it can
+        change during a session and must not change cache keys."""
+        return "native"
+
     # -- public API ---------------------------------------------------------------------
     def chat(
         self,
@@ -183,9 +177,7 @@ class Backend(ABC):
         if hit is not None:
             return hit
         start = time.perf_counter()
-        for attempt in Retrying(**self._retry_args()):
-            with attempt:
-                reply = self._chat(msgs, schema, opts)
+        reply = self._with_retries(lambda: self._bounded(lambda: self._chat(msgs, schema, opts)))
         return self._finish(key, reply, start)
 
     async def achat(
@@ -202,12 +194,71 @@ class Backend(ABC):
         if hit is not None:
             return hit
         start = time.perf_counter()
-        async for attempt in AsyncRetrying(**self._retry_args()):
-            with attempt:
-                reply = await self._achat(msgs, schema, opts)
+        reply = await self._awith_retries(lambda: self._abounded(self._achat(msgs, schema, opts)))
         return self._finish(key, reply, start)
 
+    def stream(self, messages: Messages | str, *, options: Options | None = None) -> ChatStream:
+        """Send messages; iterate the result for text chunks as the model writes them.
+
+        >>> from argnb.llm import ScriptedBackend
+        >>> s = ScriptedBackend(["Premises first, then the claim."]).stream("Say it")
+        >>> [chunk for chunk in s]
+        ['Premises ', 'first, ', 'then ', 'the ', 'claim.']
+        >>> s.reply.text, s.reply.first_chunk_s is not None
+        ('Premises first, then the claim.', True)
+
+        ``s.reply`` (after the last chunk) is the whole :class:`Reply`: text, usage, latency
+        (``latency_s``, the whole call) and ``first_chunk_s`` (from the call to the first chunk).
+        It is cached whole and recorded in the ledger like a :meth:`chat` reply; a cache hit
+        yields the whole text as one chunk. Failures before the first chunk are retried like
+        :meth:`chat`; once text has been shown, an error propagates (a retry would repeat it).
+        A server's ``timeout`` bounds the whole stream, like a whole :meth:`chat` request.
+        """
+        msgs, opts = to_messages(messages), options or self.options
+        state = StreamState()
+        return ChatStream(self._stream_chunks(msgs, opts, state), state)
+
+    def astream(
+        self, messages: Messages | str, *, options: Options | None = None
+    ) -> AsyncChatStream:
+        """Async twin of :meth:`stream`: ``async for chunk in backend.astream(...)``."""
+        msgs, opts = to_messages(messages), options or self.options
+        state = StreamState()
+        return AsyncChatStream(self._astream_chunks(msgs, opts, state), state)
+
     # -- shared machinery ---------------------------------------------------------------
+    def _where(self) -> str:
+        """Who did not answer, for error messages (e.g. "Ollama at http://...")."""
+        return f"the {self.name} backend"
+
+    def _expired(self) -> BackendTimeout:
+        return BackendTimeout(f"{self._where()} did not answer within {self.timeout:g} s")
+
+    def _bounded(self, fn: Callable[[], T]) -> T:
+        """``fn()`` within ``self.timeout`` seconds in all (not per read: see deadline.py)."""
+        if self.timeout is None:
+            return fn()
+        self._prepare()
+        return call_within(fn, self.timeout, self._expired)
+
+    async def _abounded(self, aw: Awaitable[T]) -> T:
+        if self.timeout is None:
+            return await aw
+        self._prepare()
+        return await acall_within(aw, self.timeout, self._expired)
+
+    def _open_stream(self, msgs: list[Message], opts: Options) -> Iterator[Item]:
+        if self.timeout is None:
+            return self._stream(msgs, opts)
+        self._prepare()
+        return iterate_within(lambda: self._stream(msgs, opts), self.timeout, self._expired)
+
+    def _aopen_stream(self, msgs: list[Message], opts: Options) -> AsyncIterator[Item]:
+        if self.timeout is None:
+            return self._astream(msgs, opts)
+        self._prepare()
+        return aiterate_within(self._astream(msgs, opts), self.timeout, self._expired)
+
     def _retry_args(self) -> dict[str, Any]:
         return {
             "stop": stop_after_attempt(self.max_retries + 1),
@@ -215,6 +266,42 @@ class Backend(ABC):
             "retry": retry_if_exception_type(self.retry_on),
             "reraise": True,
         }
+
+    def _with_retries(self, fn: Callable[[], T]) -> T:
+        try:
+            for attempt in Retrying(**self._retry_args()):
+                with attempt:
+                    result = fn()
+        except self.retry_on as exc:
+            raise self._gave_up(exc) from exc
+        return result
+
+    async def _awith_retries(self, fn: Callable[[], Awaitable[T]]) -> T:
+        try:
+            async for attempt in AsyncRetrying(**self._retry_args()):
+                with attempt:
+                    result = await fn()
+        except self.retry_on as exc:
+            raise self._gave_up(exc) from exc
+        return result
+
+    def _gave_up(self, exc: BaseException) -> BaseException:
+        """The last retryable error, saying how many tries it took and the worst case in time."""
+        if not isinstance(exc, BackendError):
+            return exc
+        tries = self.max_retries + 1
+        if tries == 1 and not (isinstance(exc, BackendTimeout) and self.timeout):
+            return exc
+        what = "1 try" if tries == 1 else f"{tries} tries"
+        if isinstance(exc, BackendTimeout) and self.timeout:
+            worst = tries * self.timeout + sum(backoff_s(r) for r in range(1, tries))
+            return type(exc)(
+                f"{exc.message} ({what} of at most {self.timeout:g} s each: "
+                f"{worst:g} s in the worst case)",
+                hint="allow more time with --timeout SECONDS (connect(timeout=...)), "
+                "or use a smaller model",
+            )
+        return type(exc)(f"{exc.message} (after {what})", hint=exc.hint)
 
     def _cache_key(self, msgs: list[Message], schema: dict | None, opts: Options) -> str | None:
         if self.cache is None:
@@ -238,10 +325,84 @@ class Backend(ABC):
             self.cache.put(key, reply)
         return reply
 
+    def _stream_hit(self, key: str | None, state: StreamState) -> str | None:
+        """The cached text for a stream (None on a miss)."""
+        hit = self._cache_get(key)
+        if hit is None:
+            return None
+        state.reply = hit
+        if hit.text:
+            state.chunks.append(hit.text)
+        return hit.text
+
+    def _stream_end(self, key: str | None, state: StreamState, done: bool) -> None:
+        if done:
+            reply = Reply(
+                text=state.text,
+                usage=state.meta.usage if state.meta else Usage(),
+                first_chunk_s=state.first_chunk_s,
+                model=(state.meta.model if state.meta else "") or self.model,
+                backend=self.name,
+            )
+            state.reply = self._finish(key, reply, state.start)
+        else:  # abandoned or failed mid-way: not cached, but the model did the work
+            usage = state.meta.usage if state.meta else Usage()
+            elapsed = time.perf_counter() - state.start
+            self.ledger.record(self.name, self.model, usage, elapsed, cached=False)
+
+    def _stream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
+        key = self._cache_key(msgs, None, opts)
+        hit = self._stream_hit(key, state)
+        if hit is not None:
+            if hit:
+                yield hit
+            return
+        state.start = time.perf_counter()
+
+        def opening() -> tuple[Iterator[Item], Any]:
+            it = self._open_stream(msgs, opts)
+            return it, next(it, _END)
+
+        it, item = self._with_retries(opening)
+        try:
+            while item is not _END:
+                if (text := state.take(item)) is not None:
+                    yield text
+                item = next(it, _END)
+        finally:
+            it.close()
+            self._stream_end(key, state, done=item is _END)
+
+    async def _astream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
+        key = self._cache_key(msgs, None, opts)
+        hit = self._stream_hit(key, state)
+        if hit is not None:
+            if hit:
+                yield hit
+            return
+        state.start = time.perf_counter()
+
+        async def opening() -> tuple[AsyncIterator[Item], Any]:
+            it = self._aopen_stream(msgs, opts)
+            return it, await anext_or(it)
+
+        it, item = await self._awith_retries(opening)
+        try:
+            while item is not _END:
+                if (text := state.take(item)) is not None:
+                    yield text
+                item = await anext_or(it)
+        finally:
+            await it.aclose()  # type: ignore[attr-defined]
+            self._stream_end(key, state, done=item is _END)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r})"
 
 
-def unreachable(what: str, hint: str) -> BackendUnavailable:
-    """Build the error for a server that is not there."""
-    return BackendUnavailable(f"cannot reach {what}", hint=hint)
+async def anext_or(it: AsyncIterator[T]) -> T | Any:
+    """The next item of ``it``, or the end marker (no StopAsyncIteration to catch)."""
+    try:
+        return await it.__anext__()
+    except StopAsyncIteration:
+        return _END

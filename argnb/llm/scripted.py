@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,11 @@ def _render(answer: Answer) -> str:
     return str(answer)
 
 
+def chunks_of(text: str) -> list[str]:
+    """``text`` cut into words that keep their trailing whitespace (joined back, it is ``text``)."""
+    return re.findall(r"\s*\S+\s*", text) or ([text] if text else [])
+
+
 class ScriptedBackend(Backend):
     """Answers from a script; records every request in ``requests``."""
 
@@ -67,12 +73,14 @@ class ScriptedBackend(Backend):
         *,
         model: str = "script",
         delay_s: float = 0.0,
+        chunk_delay_s: float = 0.0,
         **kw: Any,
     ) -> None:
         super().__init__(model, **kw)
         self._fn = script if callable(script) else None
         self._queue = [] if callable(script) else list(script)
-        self.delay_s = delay_s
+        self.delay_s = delay_s  # before the reply (or its first chunk)
+        self.chunk_delay_s = chunk_delay_s  # between streamed chunks
         self.requests: list[Request] = []
         self._lock = threading.Lock()
 
@@ -108,6 +116,34 @@ class ScriptedBackend(Backend):
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         return self._reply(self._next(req), req)
+
+    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
+        """The answer word by word (each word with its trailing space)."""
+        req = Request(messages, None, options)
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        text = self._next(req)
+        for k, chunk in enumerate(chunks_of(text)):
+            if k and self.chunk_delay_s:
+                time.sleep(self.chunk_delay_s)
+            yield chunk
+        yield self._reply(text, req)
+
+    async def _astream(
+        self, messages: list[Message], options: Options
+    ) -> AsyncIterator[str | Reply]:
+        req = Request(messages, None, options)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        text = self._next(req)
+        for k, chunk in enumerate(chunks_of(text)):
+            if k and self.chunk_delay_s:
+                await asyncio.sleep(self.chunk_delay_s)
+            yield chunk
+        yield self._reply(text, req)
+
+    def structured_mode(self) -> str:
+        return "scripted"
 
     def embed(self, texts: Iterable[str]) -> list[list[float]]:
         """Deterministic bag-of-letters vectors: enough for retrieval tests, not for meaning."""

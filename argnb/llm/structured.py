@@ -73,15 +73,27 @@ def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[M
     return [Message(role="system", content=note), *messages]
 
 
-def repair_turn(messages: list[Message], raw: str, error: str) -> list[Message]:
-    """The conversation extended by one turn that quotes what was wrong."""
+def repair_turn(
+    messages: list[Message], raw: str, error: str, *, quote_chars: int = 2000
+) -> list[Message]:
+    """The conversation extended by one turn that quotes (the start of) what was wrong.
+
+    At most ``quote_chars`` of the invalid answer are repeated: enough for the model to see its
+    mistake, while a runaway answer (1 MB was seen) does not become a request four times that size.
+    """
+
+    def cap(text: str, limit: int) -> str:
+        if len(text) <= limit:
+            return text
+        return f"{text[:limit]}\n[... {len(text) - limit} more characters not repeated here]"
+
     return [
         *messages,
-        Message(role="assistant", content=raw),
+        Message(role="assistant", content=cap(raw, quote_chars)),
         Message(
             role="user",
             content=(
-                f"That answer is not valid: {error}. "
+                f"That answer is not valid: {cap(error, 1000)}. "
                 "Reply again with only the corrected JSON object."
             ),
         ),

@@ -2,11 +2,21 @@
 
 Why: no Ollama server can be installed on some machines (this project's CI among them), yet the
 ``OllamaBackend`` must be exercised through the official ``ollama`` client over real HTTP. This
-server answers ``/api/chat`` (with ``format``), ``/api/tags``, ``/api/embed`` like Ollama does,
-and ``/v1/chat/completions``, ``/v1/models``, ``/v1/embeddings`` like an OpenAI-compatible server,
-delegating the actual answer to an argnb backend (the embedded model, or a scripted one that
-sleeps, for load tests). ``refuse_json_schema=True`` mimics llama.cpp's server, which answers
-500 to ``response_format`` json_schema.
+server answers ``/api/chat`` (with ``format``; streamed as NDJSON unless ``"stream": false``, as
+Ollama does), ``/api/tags``, ``/api/embed`` like Ollama, and ``/v1/chat/completions`` (streamed as
+server-sent events with ``"stream": true``), ``/v1/models``, ``/v1/embeddings`` like an
+OpenAI-compatible server, delegating the actual answer to an argnb backend (the embedded model, or
+a scripted one that sleeps, for load tests). ``refuse_json_schema=True`` mimics llama.cpp's
+server, which answers 500 to ``response_format`` json_schema; ``stream_usage`` says what it does
+with ``stream_options.include_usage`` (``"send"``, ``"ignore"`` like llama.cpp, ``"refuse"``).
+
+It also misbehaves on request, for tests of what a client does then: each entry of ``faults`` is
+used up by one request (chat, embeddings, model listing), in order --
+
+* ``"hang"``: read the request, never answer (until the server stops);
+* ``"trickle"``: answer correctly, one byte every ``trickle_s`` seconds;
+* ``"500"``: a bare internal error; ``"400"``: "model does not support" this request;
+* ``"bad_json"``: HTTP 200 whose body is not JSON; ``"html"``: HTTP 200 with a web page.
 
     python -m argnb.llm.testserver --port 11434        # serve the embedded model as "smollm2-135m"
 """
@@ -17,11 +27,28 @@ import argparse
 import json
 import threading
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from argnb.llm.base import Backend, Options
+from argnb.llm.scripted import chunks_of
+
+FAULTS = ("hang", "trickle", "500", "400", "bad_json", "html")
+
+
+@dataclass
+class _Stream:
+    """A streamed answer: content type and the encoded pieces, sent with chunked encoding."""
+
+    content_type: str
+    pieces: Iterable[bytes]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -33,14 +60,27 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     # -- plumbing -----------------------------------------------------------------------
-    def _send(self, status: int, body: Any) -> None:
-        data = (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+    def _send(self, status: int, body: Any, ctype: str | None = None) -> None:
+        data = self._encode(body)
+        ctype = ctype or ("text/plain" if isinstance(body, str) else "application/json")
         self.send_response(status)
-        ctype = "text/plain" if isinstance(body, str) else "application/json"
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    @staticmethod
+    def _encode(body: Any) -> bytes:
+        return (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+
+    def _send_stream(self, stream: _Stream) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", stream.content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for piece in stream.pieces:
+            self.wfile.write(f"{len(piece):X}\r\n".encode() + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     def _body(self) -> dict[str, Any]:
         n = int(self.headers.get("Content-Length") or 0)
@@ -53,8 +93,18 @@ class _Handler(BaseHTTPRequestHandler):
             "/api/version": lambda: {"version": "0.0.0-argnb-testserver"},
             "/v1/models": self._models,
         }
-        fn = routes.get(self.path.split("?")[0])
-        self._send(200, fn()) if fn else self._send(404, {"error": "not found"})
+        path = self.path.split("?")[0]
+        fn = routes.get(path)
+        if fn is None:
+            self._send(404, {"error": "not found"})
+            return
+        fault = self.server.next_fault()
+        if fault == "trickle":
+            self._trickle(200, fn())
+        elif fault:
+            self._misbehave(fault, path.startswith("/v1"))
+        else:
+            self._send(200, fn())
 
     def do_POST(self) -> None:
         routes = {
@@ -63,28 +113,74 @@ class _Handler(BaseHTTPRequestHandler):
             "/v1/chat/completions": self._openai_chat,
             "/v1/embeddings": self._openai_embed,
         }
-        fn = routes.get(self.path.split("?")[0])
+        path = self.path.split("?")[0]
+        fn = routes.get(path)
         if fn is None:
             self._send(404, {"error": "not found"})
             return
-        self.server.requests.append((self.path, self._body_cache()))
-        status, body = fn(self._last_body)
-        self._send(status, body)
+        body = self._body()
+        self.server.requests.append((self.path, body))
+        fault = self.server.next_fault()
+        if fault in ("500", "400", "bad_json", "html", "hang"):
+            self._misbehave(fault, path.startswith("/v1"))
+            return
+        answer = fn(body)
+        if isinstance(answer, _Stream):
+            self._send_stream(answer)
+        elif fault == "trickle":
+            self._trickle(*answer)
+        else:
+            self._send(*answer)
 
-    def _body_cache(self) -> dict[str, Any]:
-        self._last_body = self._body()
-        return self._last_body
+    # -- faults -------------------------------------------------------------------------
+    def _misbehave(self, fault: str, openai: bool) -> None:
+        if fault == "hang":
+            self.server.stopping.wait(self.server.hang_s)
+            self.close_connection = True
+            return
+        if fault in ("bad_json", "html"):
+            page = "<html><body>Please log in to continue</body></html>"
+            ctype = "application/json" if fault == "bad_json" else "text/html"
+            self._send(200, page, ctype)
+            return
+        status = int(fault)
+        text = "internal error" if status == 500 else "model does not support chat completions"
+        err = {"message": text, "type": "server_error"} if openai else text
+        self._send(status, {"error": err})
+
+    def _trickle(self, status: int, body: Any) -> None:
+        data = self._encode(body)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        for k in range(len(data)):
+            if self.server.stopping.wait(self.server.trickle_s):
+                break
+            self.wfile.write(data[k : k + 1])
+        self.close_connection = True
 
     # -- shared -------------------------------------------------------------------------
     def _known(self, model: str) -> bool:
         return model in self.server.models
 
-    def _answer(self, model: str, messages: list[dict], schema: dict | None, opts: Options) -> Any:
+    def _answer(self, messages: list[dict], schema: dict | None, opts: Options) -> Any:
         return self.server.engine.chat(messages, schema=schema, options=opts)
+
+    def _chunks(self, messages: list[dict], schema: dict | None, opts: Options) -> Iterator[Any]:
+        """Text chunks from the engine, then its Reply (a schema-bound answer is split here)."""
+        if schema is not None:
+            reply = self._answer(messages, schema, opts)
+            yield from chunks_of(reply.text)
+            yield reply
+            return
+        stream = self.server.engine.stream(messages, options=opts)
+        yield from stream
+        yield stream.reply
 
     # -- Ollama -------------------------------------------------------------------------
     def _tags(self) -> dict[str, Any]:
-        now = datetime.now(timezone.utc).isoformat()
+        now = _now()
         return {
             "models": [
                 {
@@ -102,12 +198,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _ollama_missing(self, model: str) -> tuple[int, dict]:
         return 404, {"error": f"model '{model}' not found"}
 
-    def _ollama_chat(self, body: dict) -> tuple[int, Any]:
+    def _ollama_chat(self, body: dict) -> tuple[int, Any] | _Stream:
         model = body.get("model", "")
         if not self._known(model):
             return self._ollama_missing(model)
-        if body.get("stream", True):
-            return 400, {"error": "this test server supports stream=false only"}
         o = body.get("options") or {}
         fmt = body.get("format")
         schema = fmt if isinstance(fmt, dict) else None
@@ -116,18 +210,42 @@ class _Handler(BaseHTTPRequestHandler):
             seed=o.get("seed"),
             max_tokens=o.get("num_predict", 512),
         )
+        messages = body.get("messages", [])
         start = time.perf_counter_ns()
-        r = self._answer(model, body.get("messages", []), schema, opts)
-        return 200, {
+        if body.get("stream", True):  # Ollama streams unless told not to
+            return _Stream(
+                "application/x-ndjson", self._ollama_lines(model, messages, schema, opts)
+            )
+        r = self._answer(messages, schema, opts)
+        return 200, self._ollama_done(model, r, r.text, time.perf_counter_ns() - start)
+
+    def _ollama_done(self, model: str, r: Any, content: str, ns: int) -> dict:
+        return {
             "model": model,
-            "created_at": datetime.now(timezone.utc).isoformat(),
-            "message": {"role": "assistant", "content": r.text},
+            "created_at": _now(),
+            "message": {"role": "assistant", "content": content},
             "done": True,
             "done_reason": "stop",
-            "total_duration": time.perf_counter_ns() - start,
+            "total_duration": ns,
             "prompt_eval_count": r.usage.prompt_tokens,
             "eval_count": r.usage.completion_tokens,
         }
+
+    def _ollama_lines(
+        self, model: str, messages: list[dict], schema: dict | None, opts: Options
+    ) -> Iterator[bytes]:
+        start = time.perf_counter_ns()
+        for item in self._chunks(messages, schema, opts):
+            if isinstance(item, str):
+                line = {
+                    "model": model,
+                    "created_at": _now(),
+                    "message": {"role": "assistant", "content": item},
+                    "done": False,
+                }
+            else:
+                line = self._ollama_done(model, item, "", time.perf_counter_ns() - start)
+            yield json.dumps(line).encode() + b"\n"
 
     def _ollama_embed(self, body: dict) -> tuple[int, Any]:
         model = body.get("model", "")
@@ -144,27 +262,27 @@ class _Handler(BaseHTTPRequestHandler):
             "data": [{"id": m, "object": "model", "owned_by": "argnb"} for m in self.server.models],
         }
 
-    def _openai_missing(self, model: str) -> tuple[int, dict]:
-        return 404, {
-            "error": {
-                "message": f"The model `{model}` does not exist",
-                "type": "invalid_request_error",
-                "code": "model_not_found",
-            }
-        }
+    def _openai_error(self, status: int, message: str, kind: str) -> tuple[int, dict]:
+        return status, {"error": {"message": message, "type": kind}}
 
-    def _openai_chat(self, body: dict) -> tuple[int, Any]:
+    def _openai_chat(self, body: dict) -> tuple[int, Any] | _Stream:
         model = body.get("model", "")
         if not self._known(model):
-            return self._openai_missing(model)
+            status, err = self._openai_error(
+                404, f"The model `{model}` does not exist", "invalid_request_error"
+            )
+            err["error"]["code"] = "model_not_found"
+            return status, err
         fmt = body.get("response_format") or {}
         if fmt.get("type") == "json_schema" and self.server.refuse_json_schema:
-            return 500, {
-                "error": {
-                    "message": "response_format json_schema is not supported",
-                    "type": "server_error",
-                }
-            }
+            return self._openai_error(
+                500, "response_format json_schema is not supported", "server_error"
+            )
+        stream = bool(body.get("stream"))
+        if stream and "stream_options" in body and self.server.stream_usage == "refuse":
+            return self._openai_error(
+                400, "Unrecognized request argument supplied: stream_options", "invalid_request"
+            )
         schema = None
         if fmt.get("type") == "json_schema":
             schema = fmt.get("json_schema", {}).get("schema")
@@ -175,7 +293,14 @@ class _Handler(BaseHTTPRequestHandler):
             seed=body.get("seed"),
             max_tokens=body.get("max_tokens") or 512,
         )
-        r = self._answer(model, body.get("messages", []), schema, opts)
+        messages = body.get("messages", [])
+        if stream:
+            usage = (body.get("stream_options") or {}).get("include_usage")
+            send_usage = bool(usage) and self.server.stream_usage == "send"
+            return _Stream(
+                "text/event-stream", self._sse(model, messages, schema, opts, send_usage)
+            )
+        r = self._answer(messages, schema, opts)
         return 200, {
             "id": f"chatcmpl-{time.time_ns()}",
             "object": "chat.completion",
@@ -188,17 +313,46 @@ class _Handler(BaseHTTPRequestHandler):
                     "message": {"role": "assistant", "content": r.text},
                 }
             ],
-            "usage": {
-                "prompt_tokens": r.usage.prompt_tokens,
-                "completion_tokens": r.usage.completion_tokens,
-                "total_tokens": r.usage.total_tokens,
-            },
+            "usage": self._openai_usage(r),
         }
+
+    @staticmethod
+    def _openai_usage(r: Any) -> dict[str, int]:
+        return {
+            "prompt_tokens": r.usage.prompt_tokens,
+            "completion_tokens": r.usage.completion_tokens,
+            "total_tokens": r.usage.total_tokens,
+        }
+
+    def _sse(
+        self, model: str, messages: list[dict], schema: dict | None, opts: Options, usage: bool
+    ) -> Iterator[bytes]:
+        base = {
+            "id": f"chatcmpl-{time.time_ns()}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+        }
+
+        def event(choices: list, **extra: Any) -> bytes:
+            return f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n".encode()
+
+        yield event([{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}])
+        for item in self._chunks(messages, schema, opts):
+            if isinstance(item, str):
+                yield event([{"index": 0, "delta": {"content": item}, "finish_reason": None}])
+            else:
+                yield event([{"index": 0, "delta": {}, "finish_reason": "stop"}])
+                if usage:
+                    yield event([], usage=self._openai_usage(item))
+        yield b"data: [DONE]\n\n"
 
     def _openai_embed(self, body: dict) -> tuple[int, Any]:
         model = body.get("model", "")
         if not self._known(model):
-            return self._openai_missing(model)
+            return self._openai_error(
+                404, f"The model `{model}` does not exist", "invalid_request_error"
+            )
         inp = body.get("input", [])
         texts = [inp] if isinstance(inp, str) else list(inp)
         vecs = self.server.engine.embed(texts)
@@ -224,13 +378,30 @@ class ProtocolServer(ThreadingHTTPServer):
         models: list[str] | None = None,
         port: int = 0,
         refuse_json_schema: bool = False,
+        stream_usage: str = "send",
+        faults: Iterable[str] = (),
+        trickle_s: float = 1.0,
+        hang_s: float = 60.0,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.engine = engine
         self.models = models or [engine.model]
         self.refuse_json_schema = refuse_json_schema
+        self.stream_usage = stream_usage
+        self.faults = list(faults)
+        self.trickle_s = trickle_s
+        self.hang_s = hang_s  # a hanging handler gives up after this, or when the server stops
+        self.stopping = threading.Event()
         self.requests: list[tuple[str, dict]] = []
+        self._fault_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        unknown = set(self.faults) - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown faults {sorted(unknown)}; known: {FAULTS}")
+
+    def next_fault(self) -> str | None:
+        with self._fault_lock:
+            return self.faults.pop(0) if self.faults else None
 
     @property
     def url(self) -> str:
@@ -242,6 +413,7 @@ class ProtocolServer(ThreadingHTTPServer):
         return self
 
     def stop(self) -> None:
+        self.stopping.set()  # hanging and trickling handlers end now
         self.shutdown()
         self.server_close()
 

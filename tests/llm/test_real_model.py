@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -12,7 +13,7 @@ import urllib.request
 import pytest
 from pydantic import BaseModel, Field
 
-from argnb.llm import OllamaBackend, OpenAIBackend, structured_call
+from argnb.llm import LocalBackend, OllamaBackend, OpenAIBackend, structured_call
 from argnb.llm.local import embedded_gguf
 from argnb.llm.testserver import ProtocolServer
 
@@ -114,3 +115,49 @@ def test_openai_backend_against_real_llama_cpp_server(llama_server, monkeypatch)
     assert b.mode in ("json_object_schema", "json_object", "plain")
     assert b.mode == "json_object_schema", f"unexpected fallback depth: {b.mode}"
     assert os.environ.get("OPENAI_API_KEY") is None
+
+
+STREAM_PROMPT = "Name two reasons people give for cycling to work."
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_both_official_clients_stream_the_embedded_model_from_our_server(local):
+    """Ollama NDJSON and OpenAI SSE over real HTTP, the text identical to the local stream."""
+    from argnb.llm import Ledger, Options
+
+    opts = Options(max_tokens=24)
+    direct = LocalBackend(ledger=Ledger()).stream(STREAM_PROMPT, options=opts)
+    want = "".join(direct)
+    with ProtocolServer(local, models=["smollm2-135m"]) as srv:
+        for b in (
+            OllamaBackend("smollm2-135m", host=srv.url, ledger=Ledger()),
+            OpenAIBackend("smollm2-135m", base_url=srv.url + "/v1", ledger=Ledger()),
+        ):
+            s = b.stream(STREAM_PROMPT, options=opts)
+            chunks = list(s)
+            assert len(chunks) > 3 and "".join(chunks) == want == s.reply.text, b.name
+            assert s.reply.usage == direct.reply.usage
+            assert s.reply.first_chunk_s < s.reply.latency_s
+
+
+@pytest.mark.server
+@pytest.mark.model
+def test_openai_backend_streams_from_real_llama_cpp_server(llama_server, monkeypatch):
+    """The real server ignores stream_options: the text streams, usage stays 0 (not reported)."""
+    from argnb.llm import Ledger, Options
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    b = OpenAIBackend("smollm2-135m", base_url=llama_server, ledger=Ledger())
+    s = b.stream(STREAM_PROMPT, options=Options(max_tokens=24))
+    chunks = list(s)
+    assert len(chunks) > 3 and "".join(chunks) == s.reply.text and s.reply.text.strip()
+    assert s.reply.first_chunk_s < s.reply.latency_s
+    plain = b.chat(STREAM_PROMPT, options=Options(max_tokens=24))
+    assert plain.text == s.reply.text  # same server, same seed: the same words
+    a = b.astream(STREAM_PROMPT, options=Options(max_tokens=24, seed=7))
+
+    async def collect():
+        return [c async for c in a]
+
+    assert "".join(asyncio.run(collect())) == a.reply.text

@@ -1,0 +1,157 @@
+"""``argnb exercises release | grade | report`` (also ``python -m argnb.exercises ...``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from argnb.errors import ArgnbError
+
+
+def _exercise_root(arg: Path | None) -> Path:
+    """``--root`` or ``./exercises`` or the course shipped with the package."""
+    if arg is not None:
+        return arg
+    if Path("exercises").is_dir():
+        return Path("exercises")
+    from argnb.course import course_root
+
+    return course_root() / "exercises"
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from argnb.exercises.release import release
+
+    root = args.root or Path("exercises")
+    if not root.is_dir():
+        raise ArgnbError(
+            f"no exercises folder at {root}", hint="run it in the project, or pass --root"
+        )
+    changed = release(root, check=args.check, to=None if args.check else args.to)
+    for path in changed:
+        print(("stale: " if args.check else "wrote: ") + str(path))
+    if args.check:
+        return 1 if changed else 0
+    print(f"student versions are up to date; zips in {args.to}")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from argnb.exercises import grade as g
+    from argnb.exercises.sandbox import DESCRIPTION
+
+    exercise = _exercise_root(args.root) / args.exercise
+    if not (exercise / "solutions").is_dir():
+        raise ArgnbError(
+            f"no exercise {args.exercise!r} with solutions under {exercise.parent}",
+            hint="name an exercise folder such as 01_fallacy, and pass --root if it is elsewhere",
+        )
+
+    def progress(o: g.Outcome) -> None:
+        got = sum(r.points for r in o.rows)
+        best = sum(r.max_points for r in o.rows)
+        extra = "" if o.status == "ok" else f"  ({o.status})"
+        print(f"  {o.student:<16} {o.notebook:<32} {got:g}/{best:g} in {o.seconds:.1f} s{extra}")
+
+    from argnb.cli_common import output_path, print_json
+
+    out = output_path(args.out or "grades.csv")
+    print(
+        f"grading {args.exercise} from {args.submissions} (limit {args.timeout:g} s per notebook)"
+    )
+    grades = g.grade(
+        args.submissions,
+        exercise,
+        timeout=args.timeout,
+        jobs=args.jobs,
+        level=args.sandbox,
+        progress=None if args.quiet else progress,
+    )
+    feedback = g.write(grades, out, args.feedback)
+    for w in grades.warnings:
+        print("warning:", w, file=sys.stderr)
+    print()
+    print(grades.summary().to_string())
+    print()
+    print(
+        f"graded {len(grades.outcomes)} notebooks of {grades.summary().shape[0]} students "
+        f"in {grades.seconds:.1f} s wall time; sandbox: {DESCRIPTION[grades.sandbox]}"
+    )
+    print(f"grades: {out}   feedback pages: {feedback}/")
+    if args.json:
+        totals = grades.frame().groupby("student")[["points", "max_points"]].sum()
+        print_json(
+            {
+                "exercise": args.exercise,
+                "notebooks": len(grades.outcomes),
+                "seconds": round(grades.seconds, 1),
+                "sandbox": grades.sandbox,
+                "points": totals["points"].to_dict(),
+                "max_points": totals["max_points"].to_dict(),
+                "grades": str(out),
+            }
+        )
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from argnb.cli_common import output_path
+    from argnb.exercises.report import write_report
+
+    path = write_report(args.folder, args.kind, output_path(args.out))
+    print(f"wrote {path}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """The three sub-commands, on any sub-parser collection."""
+    from argnb.cli_common import add_run_args, positive_float, positive_int
+
+    p = sub.add_parser("release", help="write student notebooks and one zip per exercise")
+    p.add_argument("--root", type=Path, default=None, help="exercises folder (default ./exercises)")
+    p.add_argument(
+        "--to", type=Path, default=Path("dist/exercises"), help="where the zips go (dist/exercises)"
+    )
+    p.add_argument("--check", action="store_true", help="only report stale student versions")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("grade", help="run and grade submitted notebooks, hidden tests included")
+    p.add_argument("submissions", type=Path, help="one folder per student, or NAME__file.ipynb")
+    p.add_argument("--exercise", required=True, help="exercise folder name, e.g. 01_fallacy")
+    p.add_argument("--root", type=Path, default=None, help="exercises folder (default ./exercises)")
+    p.add_argument(
+        "--timeout", type=positive_float, default=120.0, help="seconds per notebook (120)"
+    )
+    p.add_argument("--feedback", type=Path, default=None, help="folder for feedback pages")
+    p.add_argument("--jobs", type=positive_int, default=1, help="notebooks graded at once (1)")
+    p.add_argument(
+        "--sandbox",
+        choices=["bwrap", "unshare", "guard"],
+        default=None,
+        help="isolation level (default: the strongest that works here)",
+    )
+    add_run_args(p, out="grades CSV (default grades.csv; feedback pages beside it)")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("report", help="one HTML report of a class's ratings or feedback forms")
+    p.add_argument("folder", type=Path, help="a folder of CSV files (or one CSV)")
+    p.add_argument("--kind", choices=["ratings", "feedback"], required=True)
+    p.add_argument(
+        "--out", type=Path, default=Path("report.html"), help="report file (report.html)"
+    )
+    p.set_defaults(func=cmd_report)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """``argnb exercises ...`` (see :mod:`argnb.cli`)."""
+    p = sub.add_parser("exercises", help="release, grade and report on exercises")
+    add_commands(p.add_subparsers(dest="exercises_command", required=True))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m argnb.exercises ...`` is ``argnb exercises ...``."""
+    from argnb.cli import main as argnb_main
+
+    return argnb_main(["exercises", *(sys.argv[1:] if argv is None else argv)])

@@ -1,0 +1,148 @@
+"""Class data files (ratings, roundtable feedback forms) and their report."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from argnb.exercises import classdata as cd
+from argnb.exercises.cli import main
+from argnb.exercises.report import feedback_report, ratings_report
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASS = ROOT / "assets" / "critique" / "class_ratings.csv"
+
+
+@pytest.fixture
+def ratings_folder(tmp_path: Path) -> Path:
+    """The shipped class table split into one CSV per student, as a class hands them in."""
+    folder = tmp_path / "ratings"
+    folder.mkdir()
+    for rater, rows in pd.read_csv(CLASS).groupby("rater"):
+        rows.to_csv(folder / f"{rater}.csv", index=False)
+    return folder
+
+
+def _form(i: int, session: str = "s1", **likert) -> dict:
+    items = {k: 1 + (i + n) % 5 for n, k in enumerate(cd.LIKERT)} | likert
+    return cd.feedback_row(f"student{i}", session, items, {"most_helpful": f"answer {i}"})
+
+
+def test_the_form_has_nine_likert_items_and_six_open_questions():
+    assert len(cd.LIKERT) == 9 and len(cd.OPEN) == 6
+    assert cd.FEEDBACK_COLUMNS[:2] == ["student", "session"] and len(cd.FEEDBACK_COLUMNS) == 17
+
+
+def test_feedback_rows_are_validated():
+    with pytest.raises(cd.ClassDataError, match="unknown feedback items"):
+        cd.feedback_row("ana", "s1", {"easy_to_uze": 4})
+    with pytest.raises(cd.ClassDataError, match="not one of"):
+        cd.feedback_row("ana", "s1", {"easy_to_use": 6})
+    with pytest.raises(cd.ClassDataError, match="name"):
+        cd.feedback_row(" ", "s1", {})
+    assert cd.feedback_row("ana", "s1", {"easy_to_use": "4"})["easy_to_use"] == 4
+
+
+open_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    answers=st.lists(open_text, min_size=1, max_size=4),
+    likert=st.lists(st.one_of(st.none(), st.integers(1, 5)), min_size=9, max_size=9),
+)
+def test_forms_read_back_as_written(tmp_path_factory, answers, likert):
+    path = tmp_path_factory.mktemp("forms") / "s1.csv"
+    for i, text in enumerate(answers):
+        row = cd.feedback_row(
+            f"st{i}", "s1", dict(zip(cd.LIKERT, likert, strict=True)), {"comments": text}
+        )
+        cd.append_feedback(path, row)
+    back = cd.read_feedback(path)
+    assert list(back["comments"]) == [a.strip() for a in answers]
+    first = [back[k].iloc[0] for k in cd.LIKERT]
+    assert [None if math.isnan(v) else int(v) for v in first] == likert
+
+
+def test_bad_files_give_one_line_errors(tmp_path, capsys):
+    (tmp_path / "a.csv").write_text("student,session,easy_to_use\nana,s1,4\n")
+    with pytest.raises(cd.ClassDataError, match="missing"):
+        cd.read_feedback(tmp_path)
+    good = tmp_path / "good"
+    cd.append_feedback(good / "x.csv", _form(0))
+    (good / "x.csv").write_text((good / "x.csv").read_text().replace(",1,", ",seven,", 1))
+    with pytest.raises(cd.ClassDataError, match=r"x.csv row 2"):
+        cd.read_feedback(good)
+    (tmp_path / "r.csv").write_text("rater,critique_id,overall\nana,det-1,1.5\n")
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "r.csv"),
+                "--kind",
+                "ratings",
+                "--out",
+                str(tmp_path / "o.html"),
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "outside [0, 1]" in err
+    assert main(["report", str(tmp_path / "nothing"), "--kind", "ratings"]) == 2
+
+
+def test_ratings_folder_reads_like_the_single_table(ratings_folder):
+    df = cd.read_ratings(ratings_folder)
+    assert len(df) == len(pd.read_csv(CLASS)) and set(df["rater"]) == {"ana", "ben", "cam", "dot"}
+    assert df.loc[(df.rater == "dot") & (df.critique_id == "det-1"), "strength"].isna().all()
+
+
+def test_ratings_report_compares_class_experts_and_models(ratings_folder, tmp_path):
+    report = ratings_report(ratings_folder, n_boot=20)
+    frame = report.frame
+    assert {"class mean", "experts", "SmolLM2 baseline", "SmolLM2 rubric"} <= set(frame.columns)
+    class_table = pd.read_csv(CLASS)
+    det1 = class_table.loc[class_table.critique_id == "det-1", "overall"].mean()
+    assert frame.loc["det-1", "class mean"] == pytest.approx(det1)
+    judges = report.tables["judges"]
+    assert {"ana", "class mean", "SmolLM2 rubric", "mean baseline", "random judge"} <= set(
+        judges.index
+    )
+    assert judges["critiques"].max() == len(frame)  # every judge on the critiques the class rated
+    assert len(report.figure.axes) == 2
+    page = report.save(tmp_path / "r.html").read_text()
+    assert page.count("data:image/png;base64,") == 1 and "det-1" in page
+
+
+def test_feedback_report_escapes_and_counts(tmp_path):
+    folder = tmp_path / "forms"
+    for i in range(6):
+        row = _form(i, "s1" if i < 3 else "s2", argument_map=5 if i else None)
+        row["comments"] = "<script>alert(1)</script>" if i == 0 else ""
+        cd.append_feedback(folder / f"{row['session']}.csv", row)
+    report = feedback_report(folder)
+    assert report.frame.loc["argument_map", "n"] == 5
+    assert (
+        report.frame.loc["argument_map", "5"] == 5
+        and report.frame.loc["argument_map", "agree %"] == 100
+    )
+    assert "mean per session" in report.tables
+    assert report.texts[cd.OPEN["most_helpful"]] == [f"answer {i}" for i in range(6)]
+    html = report.to_html()
+    assert "<script>" not in html and "&lt;script&gt;" in html and "student0" not in html
+
+
+def test_report_cli_writes_html(tmp_path):
+    for i in range(3):
+        cd.append_feedback(tmp_path / "forms" / "s1.csv", _form(i))
+    out = tmp_path / "deep" / "report.html"
+    assert main(["report", str(tmp_path / "forms"), "--kind", "feedback", "--out", str(out)]) == 0
+    assert out.read_text().startswith("<!doctype html>")

@@ -1,0 +1,199 @@
+"""The grader: unit tests without a kernel, then real runs (marker ``notebook``)."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from argnb.exercises import grade as g
+from argnb.exercises import sandbox
+from argnb.exercises.cli import main
+from tests.exercises.conftest import grounded_submissions, toy_student, write_nb
+
+# -- without a kernel ----------------------------------------------------------------------------
+
+
+def test_submissions_as_folders_or_flat_files(tmp_path):
+    write_nb(tmp_path / "ana" / "add.ipynb", ["1"])
+    write_nb(tmp_path / "ana" / "notes.ipynb", ["1"])
+    write_nb(tmp_path / "ben__add.ipynb", ["1"])
+    (tmp_path / "readme.txt").write_text("hi")
+    found, warnings = g.find_submissions(tmp_path, ["add.ipynb"])
+    assert found == {"ana": {"add.ipynb": tmp_path / "ana" / "add.ipynb"},
+                     "ben": {"add.ipynb": tmp_path / "ben__add.ipynb"}}  # fmt: skip
+    assert len(warnings) == 2
+    with pytest.raises(g.GradingError):
+        g.find_submissions(tmp_path / "empty", ["add.ipynb"])
+
+
+def test_checks_come_from_the_solution_and_missing_ones_run_at_the_end(toy):
+    (solution,) = g.load_solutions(toy / "99_toy").values()
+    student = nbformat.v4.new_notebook()
+    student.cells = [
+        nbformat.v4.new_code_cell(s)
+        for s in toy_student("return 3", check="### CHECK add: 2 points\npass  # trust me")[:3]
+    ]
+    student.cells.append(nbformat.v4.new_code_cell("# NBVAL_SKIP\nimport time; time.sleep(999)"))
+    nb, where, notes = g.graded_notebook(student, solution)
+    assert nb.cells[0].source == sandbox.SOCKET_GUARD
+    assert "pass  # trust me" not in nb.cells[3].source and "negative numbers" in nb.cells[3].source
+    assert "sleep" not in nb.cells[4].source  # NBVAL_SKIP cells do not run
+    assert [c.id for c in where.values()] == ["add", "data"]
+    assert max(where) == len(nb.cells) - 1 and "data" in notes[0]
+
+
+def test_hidden_tests_fail_with_their_own_label():
+    src = "x = 1\n### BEGIN HIDDEN TESTS\nassert x == 2, 'two'\n### END HIDDEN TESTS"
+    with pytest.raises(AssertionError, match="hidden test: two"):
+        exec(compile(g._mark_hidden(src), "<cell>", "exec"), {})
+    exec(compile(g._mark_hidden(src.replace("x == 2", "x == 1")), "<cell>", "exec"), {})
+
+
+def test_score_gives_zero_for_what_did_not_run(toy):
+    (solution,) = g.load_solutions(toy / "99_toy").values()
+    student = nbformat.v4.new_notebook()
+    student.cells = [nbformat.v4.new_code_cell(s) for s in toy_student("return a + b")]
+    nb, where, _ = g.graded_notebook(student, solution)
+    first, second = sorted(where)
+    events = [
+        {"event": "cell", "index": 0, "status": "ok", "text": ""},
+        {"event": "cell", "index": first, "status": "ok", "text": "'fine'"},
+        {"event": "stop", "index": second, "reason": "timeout"},
+    ]
+    rows, status, _ = g.score("ana", solution, nb, where, events, 5)
+    assert [(r.points, r.status) for r in rows] == [(2.0, "passed"), (0.0, "timeout")]
+    assert rows[0].message == "fine" and "5 s limit" in rows[1].message
+    events[-1]["reason"] = "dead kernel"
+    rows, status, _ = g.score("ana", solution, nb, where, events, 5)
+    assert status == "crashed" and rows[1].status == "crashed"
+
+
+def test_feedback_page_escapes_student_text():
+    row = g.Row(
+        "<b>x</b>", "nb.ipynb", "c", 0, 1, False, "failed", "AssertionError: <script>x</script>"
+    )
+    page = g.feedback_html("<b>x</b>", [g.Outcome("<b>x</b>", "nb.ipynb", [row], 1.0, "ok")], "ex")
+    assert "<script>" not in page and "&lt;script&gt;" in page and "<b>x</b>" not in page
+    assert g.safe_name("../../etc/passwd") == "etc_passwd"
+
+
+def test_clean_env_drops_keys_and_proxies(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    env = sandbox.clean_env(tmp_path)
+    assert not {"OPENAI_API_KEY", "HTTPS_PROXY", "GITHUB_TOKEN"} & set(env)
+    assert env["HOME"].startswith(str(tmp_path)) and env["ARGNB_CONFIG"].startswith(str(tmp_path))
+
+
+def test_socket_guard_refuses_the_network_but_not_loopback():
+    code = sandbox.SOCKET_GUARD + (
+        "import socket\n"
+        "for host in ('203.0.113.1', 'example.org'):\n"
+        "    try:\n"
+        "        socket.create_connection((host, 80), timeout=2)\n"
+        "    except PermissionError as e:\n"
+        "        print('refused', host)\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 9), timeout=2)\n"
+        "except PermissionError:\n"
+        "    print('loopback refused')\n"
+        "except OSError:\n"
+        "    print('loopback allowed')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:3] == [
+        "refused 203.0.113.1",
+        "refused example.org",
+        "loopback allowed",
+    ]
+
+
+# -- real runs -----------------------------------------------------------------------------------
+
+
+@pytest.mark.notebook
+def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path):
+    subs = tmp_path / "subs"
+    canary = tmp_path / "instructor_file.txt"  # outside the notebook's copy
+    canary.write_text("keep me")
+    cases = {
+        "correct": toy_student("return a + b"),
+        "hidden_fail": toy_student("return abs(a) + abs(b)"),
+        "network": toy_student(
+            "import socket\n    socket.create_connection(('93.184.215.14', 80), timeout=3)\n"
+            "    return a + b"
+        ),
+        "deletes": toy_student("return a + b", before="import shutil\nshutil.rmtree('../data')"),
+        "asks_input": toy_student("return a + b", before="name = input('your name? ')"),
+        "waits_widget": toy_student(
+            "return a + b",
+            before="import time\nclicked = False\nwhile not clicked:\n    time.sleep(0.1)",
+        ),
+        "tampers": toy_student("return 3", check="### CHECK add: 2 points\npass"),
+        "vandal": toy_student("return a + b", before=f"import os\nos.remove({str(canary)!r})"),
+    }
+    for who, cells in cases.items():
+        write_nb(subs / who / "add.ipynb", cells)
+    (subs / "garbage__add.ipynb").write_text("not a notebook")
+    t0 = time.monotonic()
+    grades = g.grade(subs, toy / "99_toy", timeout=8, jobs=2)
+    assert time.monotonic() - t0 < 240
+    rows = {(r.student, r.check): r for r in grades.rows}
+    points = {s: sum(r.points for r in grades.rows if r.student == s) for s in [*cases, "garbage"]}
+    assert points == {
+        "correct": 3, "hidden_fail": 1, "network": 1, "deletes": 2, "asks_input": 3,
+        "waits_widget": 0, "tampers": 1, "vandal": 3, "garbage": 0,
+    }  # fmt: skip
+    if grades.sandbox == "bwrap":  # the filesystem outside the copy is read-only
+        assert canary.read_text() == "keep me"
+    assert rows["hidden_fail", "add"].message == "AssertionError: hidden test: negative numbers"
+    assert any(w in rows["network", "add"].message for w in ("no network", "unreachable"))
+    assert rows["waits_widget", "add"].status == "timeout"
+    assert rows["garbage", "add"].status == "unreadable"
+    assert (toy / "99_toy" / "data" / "x.txt").read_text() == "ok"  # the original is untouched
+
+
+@pytest.mark.notebook
+def test_grading_demo_correct_unsolved_loop_crash(grounded_exercise, tmp_path, capsys):
+    """The demo of the issue: four students, one exercise notebook, a 20 s limit."""
+    subs = grounded_submissions(grounded_exercise / "02_dialectic", tmp_path / "subs")
+    out = tmp_path / "grades.csv"
+    code = main(
+        ["grade", str(subs), "--exercise", "02_dialectic", "--root", str(grounded_exercise),
+         "--timeout", "20", "--out", str(out), "--jobs", "2"]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    print(printed)  # the table and the wall time, for the record
+    assert code == 0
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    got = {(r["student"], r["check"]): (float(r["points"]), r["status"]) for r in rows}
+    assert got == {
+        ("correct", "grounded_by_hand"): (2.0, "passed"),
+        ("correct", "grounded_code"): (3.0, "passed"),
+        ("crashes", "grounded_by_hand"): (2.0, "passed"),
+        ("crashes", "grounded_code"): (0.0, "crashed"),
+        ("loops", "grounded_by_hand"): (2.0, "passed"),
+        ("loops", "grounded_code"): (0.0, "timeout"),
+        ("unsolved", "grounded_by_hand"): (0.0, "failed"),
+        ("unsolved", "grounded_code"): (0.0, "failed"),
+    }
+    assert "wall time" in printed and "5/5" in printed
+    feedback = (tmp_path / "grades_feedback" / "loops.html").read_text()
+    assert "20 s limit" in feedback and "grounded_code" in feedback
+
+
+def test_sandbox_levels_wrap_the_command(tmp_path):
+    cmd = ["python", "-m", "x"]
+    assert sandbox.wrap(cmd, tmp_path, "guard") == cmd
+    assert sandbox.wrap(cmd, tmp_path, "unshare")[-3:] == cmd
+    assert "--net" in sandbox.wrap(cmd, tmp_path, "unshare")
+    bw = sandbox.wrap(cmd, tmp_path, "bwrap")
+    assert bw[0] == "bwrap" and "--unshare-net" in bw and bw[1:4] == ["--ro-bind", "/", "/"]
+    assert bw[bw.index("--bind") + 1] == str(tmp_path)  # the only writable place
