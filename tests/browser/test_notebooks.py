@@ -13,7 +13,8 @@ For each notebook in :data:`NOTEBOOKS` (notebook → the one interaction a learn
    picture; no widget model exists, so beside each widget a static line says to run the cell
    again and keeps the widget's last result.
 
-Adding a notebook (04, 05, ...) is one line in :data:`NOTEBOOKS` plus its interaction function.
+Adding a notebook (04, 05, ...) is one line in :data:`NOTEBOOKS`: ``"04_x.ipynb": Case()`` gets
+every check but the interaction; an interaction is a function beside the others.
 Screenshots go to ``screenshots/browser/`` (see :func:`conftest.screenshots`).
 """
 
@@ -67,11 +68,13 @@ def connect_picker(nb: Notebook, ctx: dict) -> str:
 
 def classify_argument(nb: Notebook, ctx: dict) -> str:
     """01: an empty box cannot be classified; a typed argument gets an answer."""
+    from playwright.sync_api import expect  # here: the module must load without playwright
+
     cell = nb.cell("classify_widget(backend)")
     box = cell.locator("textarea")
     button = cell.locator("button", has_text="Classify")
     box.fill("   ")
-    assert button.is_disabled()
+    expect(button).to_be_disabled(timeout=UI_TIMEOUT_MS)  # after the kernel's round trip
     box.fill("My cousin got sick after the vaccine, so vaccines make people sick.")
     button.click()
     cell.locator(".widget-html", has_text="→").wait_for(timeout=UI_TIMEOUT_MS)
@@ -120,8 +123,8 @@ Interaction = Callable[[Notebook, dict], str]
 class Case:
     """What the suite does with one notebook."""
 
-    widget: str  # a text of the widget cell the interaction uses (and whose note is checked)
-    interact: Interaction  # returns text the widget's static line must keep after saving
+    widget: str | None = None  # a text of the widget cell the interaction uses
+    interact: Interaction | None = None  # returns text the widget's static line must keep
     show: tuple[str, ...] = ()  # texts of further cells to photograph, live and reopened
 
 
@@ -182,7 +185,7 @@ def check_live(nb: Notebook, name: str, shots: Path) -> None:
     photograph(nb, name, shots, "live")
 
 
-def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str) -> None:
+def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str | None) -> None:
     """The reopened copy: untrusted, new kernel, no widget models."""
     nb.page.wait_for_function(
         "() => document.querySelectorAll('.jp-Notebook .jp-OutputArea-output').length > 0"
@@ -203,7 +206,11 @@ def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str) -> None:
         notes = [o for o in c["outputs"] if o["is_note"]]
         if has_widget and notes:
             assert any(RESTART_HINT in o["text"] for o in notes), c["source"][:80]
-    marker_cell = nb.cell(NOTEBOOKS[name].widget)
+    case = NOTEBOOKS[name]
+    if case.widget is None or kept is None:
+        photograph(nb, name, shots, "untrusted")
+        return
+    marker_cell = nb.cell(case.widget)
     # untrusted: the widget's text form (not its view) shows; either way it says what to do
     assert "a live widget: run this cell to use it" in marker_cell.inner_text()
     note = marker_cell.locator(".argnb-static-note")
@@ -233,9 +240,11 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         nb.run_all()
         check_live(nb, name, shots)
         assert nb.console_errors == [], nb.console_errors
-        kept = case.interact(nb, {"ollama": ollama_server})
-        nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
-        assert nb.console_errors == [], nb.console_errors
+        kept = None
+        if case.interact is not None and case.widget is not None:
+            kept = case.interact(nb, {"ollama": ollama_server})
+            nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
+            assert nb.console_errors == [], nb.console_errors
         nb.save()
         nb.shutdown_kernel()
         page.close()
