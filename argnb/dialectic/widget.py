@@ -62,7 +62,13 @@ class StanceEditor:
             w.Textarea(value=stance_text(a), layout=w.Layout(width="49%", height="260px"))
             for a in case.agents
         ]
-        self.button = w.Button(description="Run dialogue", button_style="primary", icon="play")
+        self.button = w.Button(
+            description="Run dialogue",
+            button_style="primary",
+            icon="play",
+            # never shrink: beside a two-line outcome the label was cut to "Run di…"
+            layout=w.Layout(width="auto", flex="0 0 auto"),
+        )
         self.status = w.HTML()
         self.turns = w.Output()
         self.map = w.Output()
@@ -137,7 +143,8 @@ class StanceEditor:
         d = self.dialogue
         sentence = outcome_text(d.transcript.outcome)
         self.status.value = f"<b>{html.escape(d.outcome)}</b>: {html.escape(sentence)}"
-        summary = f"{d.transcript.outcome.get('turns', 0)} turns: {sentence}"
+        o = d.transcript.outcome  # "0 turns" beside four rejected ones read as a contradiction
+        summary = f"{o.get('turns', 0)} valid turns, {o.get('rejected', 0)} rejected: {sentence}"
         if d.labelling:
             summary += " Grounded labelling: " + ", ".join(
                 f"{k} {v}" for k, v in d.labelling.items()

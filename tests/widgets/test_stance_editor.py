@@ -38,6 +38,8 @@ def test_editor_says_why_there_is_no_map():
     view = editor.map_view(d)
     assert NO_MAP in view.data  # a sentence, not an empty 430 px canvas
     assert "gave no main argument" in editor.note.result_html
+    rejected = sum(1 for t in d.transcript.turns if not t.valid)
+    assert rejected > 0 and f"0 valid turns, {rejected} rejected" in editor.note.result_html
 
 
 def test_editor_draws_the_map_when_there_are_arguments():
