@@ -40,7 +40,10 @@ FLAGS = [
 ]
 TOKEN = "argnb-browser-suite"
 SETTINGS = {  # JupyterLab user settings for a quiet, fully rendered notebook
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "recordTiming": True,  # each cell's start and end go into the saved notebook
+    },
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false",
         "checkForUpdates": False,

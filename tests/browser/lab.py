@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,15 @@ return panel.content.widgets.map((cell, i) => {
       const node = nodes[j] ? nodes[j].node : null;
       const img = node ? node.querySelector('img[src^="data:image/png"]') : null;
       const html = (o.data || {})['text/html'];
+      const plain = (o.data || {})['text/plain'];
       return {
         output_type: o.output_type,
         mimes: Object.keys(o.data || {}),
         ename: o.ename || null, evalue: o.evalue || null,
         html: typeof html === 'string' ? html.slice(0, 400)
               : Array.isArray(html) ? html.join('').slice(0, 400) : '',
+        plain: typeof plain === 'string' ? plain.slice(0, 300)
+               : Array.isArray(plain) ? plain.join('').slice(0, 300) : '',
         is_map: JSON.stringify(o.data || {}).includes('argnb-map'),
         is_note: JSON.stringify(o.data || {}).includes('argnb-static-note'),
         text: node ? node.innerText.slice(0, 600) : '',
@@ -213,9 +217,21 @@ app.commands.execute('notebook:run-all-cells').then(
         path = folder / f"{name}.png"
         if element is None:
             self.page.screenshot(path=str(path))
-        else:
+            return path
+        # JupyterLab scrolls inside a panel, not the page: a cell taller than the viewport would
+        # come out with the toolbars drawn over it, so the viewport grows to fit it for the shot
+        size = self.page.viewport_size
+        box = element.bounding_box()
+        tall = box is not None and size is not None and box["height"] + 300 > size["height"]
+        if tall:
+            height = min(int(box["height"]) + 300, 6000)
+            self.page.set_viewport_size({"width": size["width"], "height": height})
+        try:
             element.scroll_into_view_if_needed()
             element.screenshot(path=str(path))
+        finally:
+            if tall:
+                self.page.set_viewport_size(size)
         return path
 
 
@@ -228,3 +244,22 @@ def untrusted_copy(course: Path, path: str) -> str:
     dest = src.with_name(src.stem + "-copy.ipynb")
     dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
     return str(Path(path).with_name(dest.name))
+
+
+def slowest_cells(course: Path, path: str, n: int = 3) -> list[tuple[float, str]]:
+    """The ``n`` slowest cells of a saved notebook, from the start and end times JupyterLab
+    records (``recordTiming``): seconds and the cell's first line."""
+    nb = json.loads((course / path).read_text(encoding="utf-8"))
+    times = []
+    for cell in nb["cells"]:
+        run = cell.get("metadata", {}).get("execution", {})
+        start, end = run.get("iopub.execute_input"), run.get("shell.execute_reply")
+        if start and end:
+            took = _when(end) - _when(start)
+            source = "".join(cell["source"]).strip().splitlines() or [""]
+            times.append((took.total_seconds(), source[0][:60]))
+    return sorted(times, reverse=True)[:n]
+
+
+def _when(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # Python 3.10 wants no "Z"

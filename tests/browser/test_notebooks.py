@@ -20,6 +20,8 @@ Screenshots go to ``screenshots/browser/`` (see :func:`conftest.screenshots`).
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +30,13 @@ from typing import Any
 import pytest
 
 from .conftest import ROOT, screenshots
-from .lab import UI_TIMEOUT_MS, WIDGET_MIME, Notebook, untrusted_copy
+from .lab import UI_TIMEOUT_MS, WIDGET_MIME, Notebook, slowest_cells, untrusted_copy
 
 pytestmark = pytest.mark.browser
 
 RESTART_HINT = "run this cell again"
+LIVE = "a live widget: run this cell to use it"  # the text form of every argnb widget
+PROGRESS = re.compile(r"\d+%\|")  # a tqdm bar's text form: it needs no note
 # Console errors JupyterLab itself logs in a healthy session (each with its reason). Widgets
 # without a kernel model log one error each -- expected only in the reopened copy.
 UNTRUSTED_CONSOLE = ("Error: widget model not found", "Could not create a view for model id")
@@ -201,18 +205,22 @@ def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str | None) -> N
                 assert pic and pic["complete"] and pic["width"] > 0, (
                     f"cell {c['index']}: the map shows no static picture (untrusted)"
                 )
-    for c in cells:
-        has_widget = any(WIDGET_MIME in o["mimes"] for o in c["outputs"])
+    for c in cells:  # every widget says how to get it back, or is a progress bar
         notes = [o for o in c["outputs"] if o["is_note"]]
-        if has_widget and notes:
-            assert any(RESTART_HINT in o["text"] for o in notes), c["source"][:80]
+        for o in c["outputs"]:
+            if WIDGET_MIME not in o["mimes"] or PROGRESS.search(o["plain"]):
+                continue
+            assert LIVE in o["plain"], f"cell {c['index']}: widget text form {o['plain']!r}"
+            assert any(RESTART_HINT in n["text"] for n in notes), (
+                f"cell {c['index']}: a widget without its static line: {c['source'][:80]!r}"
+            )
     case = NOTEBOOKS[name]
     if case.widget is None or kept is None:
         photograph(nb, name, shots, "untrusted")
         return
     marker_cell = nb.cell(case.widget)
     # untrusted: the widget's text form (not its view) shows; either way it says what to do
-    assert "a live widget: run this cell to use it" in marker_cell.inner_text()
+    assert LIVE in marker_cell.inner_text()
     note = marker_cell.locator(".argnb-static-note")
     note.wait_for(timeout=UI_TIMEOUT_MS)
     assert RESTART_HINT in note.inner_text()
@@ -236,15 +244,19 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
     context = chromium.new_context(viewport={"width": 1280, "height": 1000})
     page = context.new_page()
     try:
+        started = time.monotonic()
         nb = Notebook(page, lab, f"notebooks/{name}").open()
         nb.run_all()
+        ran = time.monotonic()
         check_live(nb, name, shots)
         assert nb.console_errors == [], nb.console_errors
         kept = None
         if case.interact is not None and case.widget is not None:
             kept = case.interact(nb, {"ollama": ollama_server})
             nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
+            assert nb.layout_problems() == []  # the widget's answer did not squeeze it
             assert nb.console_errors == [], nb.console_errors
+        used = time.monotonic()
         nb.save()
         nb.shutdown_kernel()
         page.close()
@@ -258,6 +270,15 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         ]
         assert unexpected == [], unexpected
         reopened.shutdown_kernel()
+        slow = slowest_cells(lab["course"], f"notebooks/{name}")
+        with (shots / "timings.txt").open("a", encoding="utf-8") as log:
+            log.write(
+                f"{time.strftime('%Y-%m-%d %H:%M')} {name}: open+run all {ran - started:.0f} s, "
+                f"checks+interaction {used - ran:.0f} s, save+reopen "
+                f"{time.monotonic() - used:.0f} s; slowest cells: "
+                + "; ".join(f"{t:.0f} s {src!r}" for t, src in slow)
+                + "\n"
+            )
     except Exception:
         if not page.is_closed():  # what the page showed when it failed
             page.screenshot(path=str(shots / f"FAILED-{Path(name).stem}.png"))
