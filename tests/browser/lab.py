@@ -263,3 +263,27 @@ def slowest_cells(course: Path, path: str, n: int = 3) -> list[tuple[float, str]
 
 def _when(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # Python 3.10 wants no "Z"
+
+
+def export_html(notebook: Path) -> Path:
+    """``jupyter nbconvert --to html`` of a saved notebook (the same exporter, in process),
+    written beside it; returns the HTML file."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
+    dest = notebook.with_suffix(".html")
+    dest.write_text(body, encoding="utf-8")
+    return dest
+
+
+def html_outputs(notebook: Path) -> list[str]:
+    """The ``text/html`` of every output of a saved notebook."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    found = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            html = out.get("data", {}).get("text/html")
+            if html:
+                found.append("".join(html) if isinstance(html, list) else html)
+    return found

@@ -8,7 +8,9 @@ For each notebook in :data:`NOTEBOOKS` (notebook → the one interaction a learn
 3. every widget rendered as a widget (not as text or an error), every live map drew all its
    nodes, no widget has a horizontal scrollbar, a cut-off button label or placeholder;
 4. the interaction, through the page as a learner does it;
-5. save; a changed copy opens *untrusted* in a new kernel — exactly what a classmate's copy or a
+5. save; ``nbconvert --to html`` of it, opened without JavaScript, shows every map's picture,
+   every table and the widget's last result;
+6. a changed copy opens *untrusted* in a new kernel — exactly what a classmate's copy or a
    restarted kernel gives: no live map survives the sanitizer, so each map shows its static
    picture; no widget model exists, so beside each widget a static line says to run the cell
    again and keeps the widget's last result.
@@ -30,7 +32,15 @@ from typing import Any
 import pytest
 
 from .conftest import ROOT, screenshots
-from .lab import UI_TIMEOUT_MS, WIDGET_MIME, Notebook, slowest_cells, untrusted_copy
+from .lab import (
+    UI_TIMEOUT_MS,
+    WIDGET_MIME,
+    Notebook,
+    export_html,
+    html_outputs,
+    slowest_cells,
+    untrusted_copy,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -229,6 +239,36 @@ def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str | None) -> N
     photograph(nb, name, shots, "untrusted")
 
 
+def check_export(browser: Any, notebook: Path, shots: Path, kept: str | None) -> None:
+    """``nbconvert --to html`` of the saved notebook, opened with JavaScript off (as a mail
+    client, a learning platform's preview or GitHub's viewer would): every map shows its
+    picture, every table is there, and the widget's last result with it."""
+    outputs = html_outputs(notebook)
+    maps = sum("argnb-map-static" in h for h in outputs)
+    tables = sum(h.count("<table") for h in outputs)
+    exported = export_html(notebook)
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 1000}
+    )
+    try:
+        page = context.new_page()
+        page.goto(exported.as_uri(), wait_until="load", timeout=UI_TIMEOUT_MS)
+        pictures = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.argnb-map-static img'))
+                 .map(i => i.complete && i.naturalWidth > 0)"""
+        )
+        assert pictures == [True] * maps, f"{maps} maps, pictures shown: {pictures}"
+        assert page.locator("table").count() >= tables
+        text = page.inner_text("body")
+        if kept is not None:  # the widget's text form, its run-again line and its last result
+            assert LIVE in text and RESTART_HINT in text and kept in text
+        if maps:
+            first = page.locator(".argnb-map-static").first
+            first.screenshot(path=str(shots / f"{notebook.stem}-export-map.png"))
+    finally:
+        context.close()
+
+
 def photograph(nb: Notebook, name: str, shots: Path, phase: str) -> None:
     """The cells worth looking at: those listed for the notebook (maps are among them)."""
     for i, marker in enumerate(NOTEBOOKS[name].show):
@@ -260,6 +300,7 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         nb.save()
         nb.shutdown_kernel()
         page.close()
+        check_export(chromium, lab["course"] / "notebooks" / name, shots, kept)
 
         copy = untrusted_copy(lab["course"], f"notebooks/{name}")
         page = context.new_page()
@@ -274,7 +315,7 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         with (shots / "timings.txt").open("a", encoding="utf-8") as log:
             log.write(
                 f"{time.strftime('%Y-%m-%d %H:%M')} {name}: open+run all {ran - started:.0f} s, "
-                f"checks+interaction {used - ran:.0f} s, save+reopen "
+                f"checks+interaction {used - ran:.0f} s, save+export+reopen "
                 f"{time.monotonic() - used:.0f} s; slowest cells: "
                 + "; ".join(f"{t:.0f} s {src!r}" for t, src in slow)
                 + "\n"
