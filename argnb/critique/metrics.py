@@ -439,7 +439,13 @@ class Metric:
     def __str__(self) -> str:
         if math.isnan(self.value):
             return "n/a"
-        return f"{self.value:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}]"
+        return f"{self.value:.3f} {self.ci_text()}"
+
+    def ci_text(self) -> str:
+        """The interval as "[low, high]"; "n/a" where it is undefined (never "[nan, nan]")."""
+        if math.isnan(self.ci_low) or math.isnan(self.ci_high):
+            return "n/a"
+        return f"[{self.ci_low:.3f}, {self.ci_high:.3f}]"
 
 
 @dataclass
@@ -614,9 +620,10 @@ def score_many(
 ) -> Any:
     """One row per judge (model runs, students, other experts) with every metric and coverage.
 
-    Columns are the metric values; ``<metric>_ci`` columns hold "[low, high]". The last two rows are
-    the mean baseline and the random judge, for reference, computed on the critiques and dimensions
-    of the judge that covers the most critiques.
+    Columns are the metric values (NaN where undefined, e.g. Kendall's tau of a judge that gives
+    every critique the same score); ``<metric>_ci`` columns hold "[low, high]" or "n/a". The last
+    two rows are the mean baseline and the random judge, for reference, computed on the critiques
+    and dimensions of the judge that covers the most critiques.
     """
     import pandas as pd
 
@@ -635,7 +642,7 @@ def score_many(
         row: dict[str, Any] = {"judge": name, "critiques": s.info["n_critiques"]}
         for m in METRICS:
             row[m] = s.judge[m].value
-            row[m + "_ci"] = f"[{s.judge[m].ci_low:.3f}, {s.judge[m].ci_high:.3f}]"
+            row[m + "_ci"] = s.judge[m].ci_text()
         rows.append(row)
         if last is None or s.info["n_critiques"] > last.info["n_critiques"]:
             last = s
@@ -647,6 +654,6 @@ def score_many(
             row = {"judge": label, "critiques": last.info["n_critiques"]}
             for m in METRICS:
                 row[m] = group[m].value
-                row[m + "_ci"] = f"[{group[m].ci_low:.3f}, {group[m].ci_high:.3f}]"
+                row[m + "_ci"] = group[m].ci_text()
             rows.append(row)
     return pd.DataFrame(rows).set_index("judge")

@@ -15,6 +15,7 @@ from typing import Any
 from argnb.critique.data import MEAN, CritiqueDataset
 from argnb.critique.metrics import as_ratings, custom_loss_terms, custom_weighted_loss
 from argnb.critique.rubric import DEFINITIONS, DIMENSIONS, LABELS, refutation
+from argnb.widgets.static import StaticNote, live_box
 
 #: what is compared: the scored quantities (the product instead of its two factors)
 SCORED = ("overall", "refutation", "correctness", "clarity", "dead_weight", "single_issue")
@@ -133,12 +134,17 @@ class RatingWidget:
         for d, s in self.sliders.items():
             s.observe(lambda _c, d=d: self._hint(d), names="value")
         self.compare_button = w.Button(
-            description="Compare with experts", button_style="primary", icon="balance-scale"
+            description="Compare with experts",
+            button_style="primary",
+            icon="balance-scale",
+            layout=w.Layout(width="auto"),  # the default width cut the label to "Compare with…"
         )
         self.result = w.HTML()
+        self.note = StaticNote()
         self.compare_button.on_click(lambda _b: self.compare())
         self.picker.observe(lambda c: self.show(c["new"]), names="value")
-        self.box = w.VBox(
+        self.box = live_box(
+            "Rating widget",
             [
                 self.picker,
                 self.text,
@@ -146,7 +152,7 @@ class RatingWidget:
                 self.hint,
                 self.compare_button,
                 self.result,
-            ]
+            ],
         )
         self.show(critique_id or dataset.ids[0])
 
@@ -190,15 +196,21 @@ class RatingWidget:
         return {d: float(s.value) for d, s in self.sliders.items()}
 
     # -- comparing -----------------------------------------------------------------------------
-    def comparison(self, critique_id: str | None = None) -> Any:
-        """DataFrame: rows are dimensions (+ the product), columns you / experts / each rater / judge."""
+    def comparison(
+        self, critique_id: str | None = None, mine: dict[str, float] | None = None
+    ) -> Any:
+        """DataFrame: rows are dimensions (+ the product), columns you / experts / each rater / judge.
+
+        ``mine`` is a rating to show as "you" (default: the learner's recorded one, if any).
+        """
         import pandas as pd
 
         cid = critique_id or self.critique_id
         item = self.dataset[cid]
         cols: dict[str, dict[str, float]] = {}
-        if cid in self.ratings:
-            cols["you"] = self.ratings[cid]
+        mine = mine if mine is not None else self.ratings.get(cid)
+        if mine is not None:
+            cols["you"] = mine
         cols["experts (mean)" if self.human == MEAN else self.human] = self.reference.get(cid, {})
         if self.human == MEAN and len(item.ratings) > 1:
             cols.update({f"· {r}": v for r, v in item.ratings.items()})
@@ -208,13 +220,11 @@ class RatingWidget:
         data = {name: [_with_product(r).get(k) for k in rows] for name, r in cols.items()}
         return pd.DataFrame(data, index=[_NAMES[k] for k in rows])
 
-    def compare(self) -> str:
-        """Record the sliders as the learner's rating and show the comparison; returns the HTML."""
-        cid = self.critique_id
-        mine = self.current()
-        self.ratings[cid] = mine
+    def comparison_html(self, critique_id: str, mine: dict[str, float]) -> str:
+        """The comparison of ``mine`` with the experts and the judge, as HTML; records nothing."""
+        cid = critique_id
         expert = self.reference.get(cid, {})
-        table = self.comparison(cid)
+        table = self.comparison(cid, mine)
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
         body = ""
         for idx, row in table.iterrows():
@@ -241,8 +251,42 @@ class RatingWidget:
                 f"<pre style='white-space:pre-wrap'>{html.escape(self.reasoning[cid])}</pre>"
                 "</details>"
             )
-        self.result.value = "".join(parts)
+        return "".join(parts)
+
+    def preview(self, values: dict[str, float], critique_id: str | None = None) -> str:
+        """What *Compare* would show for ``values``, without touching the sliders or the
+        learner's ratings (for worked examples in a notebook)."""
+        unknown = sorted(set(values) - set(DIMENSIONS))
+        if unknown:
+            raise ValueError(f"not rubric dimensions: {unknown}; use {list(DIMENSIONS)}")
+        cid = critique_id or self.critique_id
+        return self.comparison_html(cid, {d: float(v) for d, v in values.items()})
+
+    def compare(self) -> str:
+        """Record the sliders as the learner's rating and show the comparison; returns the HTML."""
+        cid = self.critique_id
+        mine = self.current()
+        self.ratings[cid] = mine
+        self.result.value = self.comparison_html(cid, mine)
+        self.note.update(self._summary_html())
         return self.result.value
+
+    def _summary_html(self) -> str:
+        """The learner's ratings so far, as a small static table (kept in the saved notebook)."""
+        rows = ""
+        for cid, r in self.ratings.items():
+            expert = self.reference.get(cid, {})
+            loss = f"{custom_weighted_loss(expert, r):.3f}" if expert else "–"
+            rows += (
+                f"<tr><td>{html.escape(cid)}</td><td style='text-align:right'>"
+                f"{_fmt(r.get('overall'))}</td><td style='text-align:right'>"
+                f"{_fmt(refutation(r))}</td><td style='text-align:right'>{loss}</td></tr>"
+            )
+        return (
+            f'Your ratings so far ({len(self.ratings)}; in code: <code>to_frame("name")</code>):'
+            "<table><tr><th>critique</th><th>overall</th><th>strength × centrality</th>"
+            f"<th>custom loss</th></tr>{rows}</table>"
+        )
 
     def to_frame(self, learner: str = "me") -> Any:
         """The learner's ratings as rows of a class table (rater, critique_id, seven dimensions)."""
@@ -255,6 +299,7 @@ class RatingWidget:
         from IPython.display import display
 
         display(self.box)
+        self.note.display()
 
     def _ipython_display_(self) -> None:
         self.display()

@@ -62,6 +62,18 @@ class LineVerdict(Payload):
     reason: str = ""
     chain: list[str] = Field(default_factory=list)
 
+    def sentence(self) -> str:
+        """The verdict as a learner reads it (no ids of arguments that do not exist)."""
+        who = self.proponent or "the agent"
+        if self.main_id is None:
+            return (
+                f"line {self.line}: {who} gave no main argument that passed the checks, "
+                "so there is nothing to dispute"
+            )
+        verdict = "stands (justified)" if self.status == "justified" else "is defeated"
+        why = f" — {self.reason}" if self.reason else ""
+        return f"line {self.line}: {who}'s main argument {self.main_id} {verdict}{why}"
+
 
 class Characterization(Payload):
     """Synthesis step 1: both warrants as properties."""

@@ -294,7 +294,13 @@ class DialecticProtocol:
         """Run one line of dispute about ``proponent``'s main argument; return its verdict."""
         main = self.main_argument(proponent, line)
         if main is None:
-            verdict = {"line": line, "main_id": None, "status": "missing", "reason": "no argument"}
+            verdict = {
+                "line": line,
+                "main_id": None,
+                "proponent": self.name(proponent),
+                "status": "missing",
+                "reason": "no argument",
+            }
         else:
             chain, last, mover = [main], main, 1 - proponent
             reason = ""
@@ -323,8 +329,7 @@ class DialecticProtocol:
             Turn(
                 speaker="protocol",
                 role="verdict",
-                text=f"line {line}: {verdict['main_id']} {verdict['status']}"
-                + (f" ({verdict['reason']})" if verdict["reason"] else ""),
+                text=LineVerdict(**verdict).sentence(),
                 payload=LineVerdict(**verdict),
                 round=line,
             )

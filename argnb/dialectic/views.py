@@ -10,6 +10,7 @@ from argnb.dialectic.payloads import (
     AttackMove,
     Characterization,
     Generalization,
+    LineVerdict,
     SynthesisAnswer,
 )
 from argnb.dialectic.schema import Argument, Characterized
@@ -55,6 +56,8 @@ def format_turn(t: Turn) -> str:
         )
     if isinstance(p, Generalization):
         return f"{t.speaker} generalises: E {p.E.strong} => {p.E.consequent}"
+    if isinstance(p, LineVerdict):
+        return f"== {p.sentence()}"
     if t.role == "verdict":
         return f"== {t.text}"
     return f"{where}{t.speaker} {t.text}" if t.role == "pass" else f"{t.speaker} {t.role}: {t.text}"
@@ -104,12 +107,38 @@ def turn_html(t: Turn, labelling: dict[str, str] | None = None) -> str:
         body = _characterized_html("C1", p.C1) + _characterized_html("C2", p.C2)
     elif isinstance(p, Generalization):
         body = _characterized_html("E", p.E)
+    elif isinstance(p, LineVerdict):
+        body = _e(p.sentence())
     else:
         body = _e(t.text)
     return (
         f"<div style='background:{bg};border-radius:6px;padding:6px 10px;margin:4px 0;"
         f"font:14px sans-serif'>{title}<div style='margin-top:4px'>{body}</div></div>"
     )
+
+
+def outcome_text(outcome: dict[str, Any]) -> str:
+    """How the dialogue ended, as one sentence a learner can read (plain text)."""
+    kind = outcome.get("outcome") or "none"
+    answer = outcome.get("final_answer") or ""
+    if kind == "justified":
+        return f"One main argument stood, so it is the answer: {answer}"
+    if kind == "synthesis":
+        return (
+            f"Neither main argument survived; the synthesis answers: {answer}"
+            if answer
+            else "Neither main argument survived, and the synthesis gave no valid answer."
+        )
+    missing = [
+        v.get("proponent") or "an agent" for v in outcome.get("lines", []) if not v.get("main_id")
+    ]
+    if missing:
+        return (
+            f"No outcome: {' and '.join(missing)} gave no main argument that passed the checks, "
+            "so there was nothing to dispute or synthesise (a small model often cannot fill the "
+            "rules; a bigger one can)."
+        )
+    return "No outcome: the dialogue ended without an answer."
 
 
 def dialogue_html(tr: Transcript, *, show_rejected: bool = True) -> str:
@@ -120,8 +149,7 @@ def dialogue_html(tr: Transcript, *, show_rejected: bool = True) -> str:
     if o:
         cards.append(
             "<div style='font:14px sans-serif;margin-top:8px'>"
-            f"<b>outcome</b>: {_e(o.get('outcome'))} · <b>final answer</b>: "
-            f"{_e(o.get('final_answer'))} · {_e(o.get('turns'))} turns, "
-            f"{_e(o.get('model_calls'))} model calls</div>"
+            f"<b>outcome</b>: {_e(o.get('outcome') or 'none')} · {_e(outcome_text(o))} · "
+            f"{_e(o.get('turns', 0))} turns, {_e(o.get('model_calls', 0))} model calls</div>"
         )
     return "".join(cards)

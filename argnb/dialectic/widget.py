@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from argnb.dialectic.schema import Case, Stance
+from argnb.widgets.static import StaticNote, live_box
 
 
 def stance_text(stance: Stance) -> str:
@@ -61,12 +62,20 @@ class StanceEditor:
             w.Textarea(value=stance_text(a), layout=w.Layout(width="49%", height="260px"))
             for a in case.agents
         ]
-        self.button = w.Button(description="Run dialogue", button_style="primary", icon="play")
+        self.button = w.Button(
+            description="Run dialogue",
+            button_style="primary",
+            icon="play",
+            # never shrink: beside a two-line outcome the label was cut to "Run di…"
+            layout=w.Layout(width="auto", flex="0 0 auto"),
+        )
         self.status = w.HTML()
         self.turns = w.Output()
         self.map = w.Output()
+        self.note = StaticNote()
         self.button.on_click(lambda _: self.run())
-        self.widget = w.VBox(
+        self.widget = live_box(
+            "Stance editor",
             [
                 self.issue,
                 w.HBox(self.names),
@@ -74,7 +83,7 @@ class StanceEditor:
                 w.HBox([self.button, self.status]),
                 self.turns,
                 self.map,
-            ]
+            ],
         )
 
     def case(self) -> Case:
@@ -101,7 +110,8 @@ class StanceEditor:
         from IPython.display import HTML, display
 
         from argnb.dialectic.protocol import run_dialogue
-        from argnb.dialectic.views import turn_html
+        from argnb.dialectic.views import outcome_text, turn_html
+        from argnb.errors import ArgnbError
 
         self.turns.clear_output()
         self.map.clear_output()
@@ -110,10 +120,14 @@ class StanceEditor:
         except Exception as exc:  # show what is wrong in the editor, do not raise in a callback
             self.status.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
             return None
-        self.status.value = "running…"
+        self.status.value = "running… (each turn appears below as it is taken)"
         self.button.disabled = True
+        count = 0
 
         def show(turn):
+            nonlocal count
+            count += 1
+            self.status.value = f"running… {count} turn(s) so far"
             with self.turns:
                 display(HTML(turn_html(turn)))
             if on_turn is not None:
@@ -121,15 +135,43 @@ class StanceEditor:
 
         try:
             self.dialogue = run_dialogue(self._backend(), case, on_turn=show, **self.run_kw)
+        except ArgnbError as exc:  # a server that is down: say so here, not in a log
+            self.status.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+            return None
         finally:
             self.button.disabled = False
         d = self.dialogue
-        self.status.value = html.escape(f"{d.outcome}: {d.final_answer} — labelling {d.labelling}")
+        sentence = outcome_text(d.transcript.outcome)
+        self.status.value = f"<b>{html.escape(d.outcome)}</b>: {html.escape(sentence)}"
+        o = d.transcript.outcome  # "0 turns" beside four rejected ones read as a contradiction
+        summary = f"{o.get('turns', 0)} valid turns, {o.get('rejected', 0)} rejected: {sentence}"
+        if d.labelling:
+            summary += " Grounded labelling: " + ", ".join(
+                f"{k} {v}" for k, v in d.labelling.items()
+            )
+        self.note.text(f"Last run ({case.issue[:80]}): {summary}")
         with self.map:
-            display(d.to_map().show(height=self.map_height))
+            display(self.map_view(d))
         return d
+
+    def map_view(self, dialogue: Any) -> Any:
+        """The dialogue's map -- or, when it has nothing to draw, a sentence saying why."""
+        import html
+
+        from IPython.display import HTML
+
+        m = dialogue.to_map()
+        if not m.graph.number_of_nodes():
+            return HTML(f"<p><i>{html.escape(NO_MAP)}</i></p>")
+        return m.show(height=self.map_height)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
+        self.note.display()
+
+
+NO_MAP = (
+    "No map to draw: no argument passed the checks, so the dialogue has no arguments or attacks."
+)

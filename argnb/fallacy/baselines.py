@@ -251,6 +251,8 @@ async def aclassify(
     options: Options | None = None,
 ) -> Prediction:
     """Classify one argument with one baseline (async): label 0, 1 or ``"invalid"``."""
+    if not text.strip():  # a model answers even "nothing" -- and a tiny one calls it fallacious
+        raise ArgnbError("the argument is empty", hint="pass the text of an argument to classify")
     return await Baseline(method, backend, examples, structured, options=options).arun(text)
 
 

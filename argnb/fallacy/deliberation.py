@@ -16,7 +16,7 @@ builds the prompt from everything said so far, makes one structured call, and re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +137,7 @@ class Deliberation:
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         seed: int | str = 0,
         prompt_dir: str | None = None,
+        on_turn: Callable[[Turn], None] | None = None,
     ) -> None:
         if len(agents) < 2:
             raise ArgnbError(
@@ -154,6 +155,7 @@ class Deliberation:
         self.max_rounds = max_rounds
         self.seed = seed
         self.template = load("deliberate", prompt_dir)
+        self.on_turn = on_turn  # e.g. print each turn as it is taken (progress in a notebook)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -229,6 +231,8 @@ class Deliberation:
                 said = tr.turns[start:]
                 turn = await self._speak(by_name[name], text, round_no, position + 1, order, said)
                 tr.add(turn)
+                if self.on_turn is not None:
+                    self.on_turn(turn)
             this_round = [
                 Vote(t.speaker, t.payload.vote, t.payload.confidence)  # type: ignore[attr-defined]
                 for t in tr.turns[start:]
@@ -257,6 +261,9 @@ def deliberate(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     seed: int | str = 0,
     item_id: str = "",
+    on_turn: Callable[[Turn], None] | None = None,
 ) -> DeliberationResult:
-    """Let ``agents`` deliberate about whether ``text`` is fallacious (sync)."""
-    return Deliberation(agents, max_rounds=max_rounds, seed=seed).run(text, item_id=item_id)
+    """Let ``agents`` deliberate about whether ``text`` is fallacious (sync); ``on_turn`` is
+    called with each turn as soon as it is recorded."""
+    delib = Deliberation(agents, max_rounds=max_rounds, seed=seed, on_turn=on_turn)
+    return delib.run(text, item_id=item_id)

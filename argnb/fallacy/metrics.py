@@ -210,26 +210,38 @@ def format_report(rep: dict[str, Any]) -> str:
         for name, m in rep["members"].items():
             lines.append(f"  {name}: accuracy {m['accuracy']:.3f}, invalid {m['invalid_rate']:.1%}")
         d = rep["disagreement"]
+        agreed_acc = f"{rep['agreed_accuracy']:.3f}" if rep["agreed"] else "n/a"
         lines += [
             f"agreement rate {rep['agreement_rate']:.1%} ({rep['agreed']} items, accuracy "
-            f"{rep['agreed_accuracy']:.3f}); disagreements {rep['disagreed']}; one or both invalid "
+            f"{agreed_acc}); disagreements {rep['disagreed']}; one or both invalid "
             f"{rep['one_or_both_invalid']}",
-            f"ensemble + random tie-break accuracy {rep['accuracy_random_tiebreak']:.3f}   "
-            f"ensemble + resolver accuracy {rep['accuracy']:.3f}",
-            f"on the {d['n']} disagreements: accuracy {d['accuracy']:.3f}, macro-F1 "
-            f"{d['macro_f1']:.3f} (random: {d['accuracy_random']:.3f} / {d['macro_f1_random']:.3f})",
-            f"  resolved by: {d['resolutions']}",
         ]
+        if d["n"]:
+            lines += [
+                f"ensemble + random tie-break accuracy {rep['accuracy_random_tiebreak']:.3f}   "
+                f"ensemble + resolver accuracy {rep['accuracy']:.3f}",
+                f"on the {d['n']} disagreements: accuracy {d['accuracy']:.3f}, macro-F1 "
+                f"{d['macro_f1']:.3f} (random: {d['accuracy_random']:.3f} / "
+                f"{d['macro_f1_random']:.3f})",
+                f"  resolved by: {d['resolutions']}",
+            ]
+        else:  # undefined, not zero: nothing was deliberated
+            lines.append("no disagreements in this sample: no deliberation ran")
     if "resolutions" in rep:
         lines += [
             "",
             f"resolutions (all items): {rep['resolutions']}",
             f"rounds used: {rep['rounds']}",
-            f"confidences: {rep['confidences']} votes, {rep['confidence_share_0.8_0.9']:.1%} in "
-            "[0.8, 0.9]",
         ]
-        hist = rep["confidence_histogram"]
-        top = max(hist.values()) if hist and max(hist.values()) else 1
-        for k, v in hist.items():
-            lines.append(f"  {k}  {'#' * round(30 * v / top):<30} {v}")
+        if not rep["confidences"]:
+            lines.append("confidences: none (no agent voted)")
+        else:
+            lines.append(
+                f"confidences: {rep['confidences']} votes, "
+                f"{rep['confidence_share_0.8_0.9']:.1%} in [0.8, 0.9]"
+            )
+            hist = rep["confidence_histogram"]
+            top = max(hist.values()) or 1
+            for k, v in hist.items():
+                lines.append(f"  {k}  {'#' * round(30 * v / top):<30} {v}")
     return "\n".join(lines)

@@ -33,8 +33,24 @@ def histogram_html(hist: dict[str, int], title: str = "confidence") -> str:
     return f"<table><tr><th colspan=3 style='text-align:left'>{_e(title)}</th></tr>{rows}</table>"
 
 
+def _acc(value: float, n: int) -> str:
+    """An accuracy over ``n`` items: undefined (not zero) when there are none."""
+    return f"{value:.3f}" if n else "n/a"
+
+
+NO_DISAGREEMENT = (
+    "No disagreements in this sample: the two members gave the same label on every item (or "
+    "one answer was invalid), so no deliberation ran and there is nothing to resolve."
+)
+
+
 def report_html(rep: dict[str, Any]) -> str:
-    """Per-source accuracy, the confusion matrix, ensemble figures and the confidence histogram."""
+    """Per-source accuracy, the confusion matrix, ensemble figures and the confidence histogram.
+
+    A figure over no items is undefined, and is shown as such: never as a zero.
+    """
+    if not rep.get("n"):
+        return "<div class='argnb-fallacy-report'><p>No finished items yet.</p></div>"
     parts = [
         f"<p><b>{_e(rep.get('method'))}</b> on {rep['n']} items: accuracy "
         f"<b>{rep['accuracy']:.3f}</b>, macro-F1 {rep['macro_f1']:.3f}, invalid items "
@@ -47,7 +63,7 @@ def report_html(rep: dict[str, Any]) -> str:
     ]
     src = "".join(
         f"<tr><td>{_e(k)}</td><td>{v['n']}</td><td>{v['gold_fallacious']}</td>"
-        f"<td>{v['accuracy']:.3f}</td></tr>"
+        f"<td>{_acc(v['accuracy'], v['n'])}</td></tr>"
         for k, v in rep["per_source"].items()
     )
     parts.append(
@@ -66,20 +82,33 @@ def report_html(rep: dict[str, Any]) -> str:
     if "members" in rep:
         d = rep["disagreement"]
         members = ", ".join(f"{_e(k)} {v['accuracy']:.3f}" for k, v in rep["members"].items())
-        parts.append(
+        text = (
             f"<p>Members alone: {members}. They agree on {rep['agreement_rate']:.1%} of the items "
-            f"(accuracy there {rep['agreed_accuracy']:.3f}) and disagree on {rep['disagreed']}. "
-            f"Ensemble with a random tie-break: {rep['accuracy_random_tiebreak']:.3f}; with the "
-            f"resolver: {rep['accuracy']:.3f}. On the disagreements: accuracy {d['accuracy']:.3f}, "
-            f"macro-F1 {d['macro_f1']:.3f} (random: {d['accuracy_random']:.3f} / "
-            f"{d['macro_f1_random']:.3f}); resolved by {_e(d['resolutions'])}.</p>"
+            f"(accuracy there {_acc(rep['agreed_accuracy'], rep['agreed'])}) and disagree on "
+            f"{rep['disagreed']}. "
         )
+        if d["n"]:
+            text += (
+                f"Ensemble with a random tie-break: {rep['accuracy_random_tiebreak']:.3f}; with "
+                f"the resolver: {rep['accuracy']:.3f}. On the disagreements: accuracy "
+                f"{d['accuracy']:.3f}, macro-F1 {d['macro_f1']:.3f} (random: "
+                f"{d['accuracy_random']:.3f} / {d['macro_f1_random']:.3f}); resolved by "
+                + (", ".join(f"{_e(k)} {v}" for k, v in d["resolutions"].items()))
+                + ".</p>"
+            )
+        else:
+            text += f"</p><p><b>{_e(NO_DISAGREEMENT)}</b></p>"
+        parts.append(text)
     if "confidence_histogram" in rep:
-        parts.append(
-            f"<p>Rounds used: {_e(rep['rounds'])}. {rep['confidences']} confidences, "
-            f"{rep['confidence_share_0.8_0.9']:.1%} of them between 0.8 and 0.9.</p>"
-        )
-        parts.append(histogram_html(rep["confidence_histogram"], "deliberation confidences"))
+        if rep["confidences"]:
+            rounds = ", ".join(f"{_e(k)} round(s): {v}" for k, v in rep["rounds"].items())
+            parts.append(
+                f"<p>Rounds used: {rounds or 'none'}. {rep['confidences']} confidences, "
+                f"{rep['confidence_share_0.8_0.9']:.1%} of them between 0.8 and 0.9.</p>"
+            )
+            parts.append(histogram_html(rep["confidence_histogram"], "deliberation confidences"))
+        else:
+            parts.append("<p>No agent voted, so there are no confidences to show.</p>")
     return "<div class='argnb-fallacy-report'>" + "".join(parts) + "</div>"
 
 
@@ -102,34 +131,82 @@ def prediction_html(pred: Prediction) -> str:
     )
 
 
-def classify_widget(backend: Any = None) -> Any:
-    """Type an argument, pick a method, press Classify (ipywidgets)."""
-    import ipywidgets as w
+EXAMPLE = "Everyone I know uses this app, so it must be the safest one."
 
-    text = w.Textarea(
-        value="Everyone I know uses this app, so it must be the safest one.",
-        layout=w.Layout(width="100%", height="80px"),
-        description="Argument",
-    )
-    method = w.Dropdown(
-        options=[(v, k) for k, v in METHOD_NAMES.items()], value="zero", description="Method"
-    )
-    button = w.Button(description="Classify", button_style="primary")
-    out = w.HTML()
 
-    def on_click(_: Any) -> None:
-        button.disabled = True
-        out.value = "<i>asking the model…</i>"
+class ClassifyWidget:
+    """Type an argument, pick a method, press Classify (ipywidgets); ``classify_widget()`` builds it.
+
+    A blank argument is refused before any model call (a tiny model answers "fallacious" to
+    anything, even nothing). The latest answer is also written into a static line under the
+    widget (:class:`~argnb.widgets.static.StaticNote`), so the saved notebook keeps it.
+    """
+
+    def __init__(self, backend: Any = None, text: str = EXAMPLE) -> None:
+        import ipywidgets as w
+
+        from argnb.widgets.static import StaticNote, live_box
+
+        self.backend = backend
+        # the description sits above the box: beside it, it pushed a 100% wide box past the edge
+        self.label = w.HTML("<b>Argument</b>")
+        self.text = w.Textarea(
+            value=text,
+            placeholder="Type an argument: a claim and the reason given for it.",
+            layout=w.Layout(width="auto", max_width="760px", height="80px"),
+        )
+        self.method = w.Dropdown(
+            options=[(v, k) for k, v in METHOD_NAMES.items()], value="zero", description="Method"
+        )
+        self.button = w.Button(description="Classify", button_style="primary")
+        self.out = w.HTML()
+        self.note = StaticNote()
+        self.box = live_box(
+            "Classify widget", [self.label, self.text, w.HBox([self.method, self.button]), self.out]
+        )
+        self.button.on_click(lambda _: self.classify())
+        self.text.observe(lambda _: self._ready(), names="value")
+        self._ready()
+
+    def _ready(self) -> None:
+        blank = not self.text.value.strip()
+        self.button.disabled = blank
+        self.button.tooltip = "type an argument first" if blank else ""
+
+    def classify(self) -> Prediction | None:
+        """Classify the text with the chosen method; show the answer (or why there is none)."""
+        argument = self.text.value.strip()
+        if not argument:
+            self.out.value = "<p style='color:#b00'>Type an argument first: the box is empty.</p>"
+            return None
+        self.button.disabled = True
+        self.out.value = "<i>asking the model…</i>"
         try:
-            pred = Baseline(method.value, backend).run(text.value)
-            out.value = prediction_html(pred)
+            pred = Baseline(self.method.value, self.backend).run(argument)
         except Exception as exc:  # show any failure in the widget instead of losing it
-            out.value = f"<p style='color:#b00'>{_e(exc)}</p>"
+            self.out.value = f"<p style='color:#b00'>{_e(exc)}</p>"
+            return None
         finally:
-            button.disabled = False
+            self._ready()
+        self.out.value = prediction_html(pred)
+        verdict = {1: "fallacious (1)", 0: "not fallacious (0)"}.get(pred.label, "invalid output")
+        short = argument if len(argument) <= 120 else argument[:119] + "…"
+        self.note.update(
+            f"Last answer: <b>{_e(verdict)}</b> by {_e(METHOD_NAMES[pred.method])} "
+            f"for “{_e(short)}”"
+        )
+        return pred
 
-    button.on_click(on_click)
-    return w.VBox([text, w.HBox([method, button]), out])
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.box)
+        self.note.display()
+
+
+def classify_widget(backend: Any = None) -> ClassifyWidget:
+    """Type an argument, pick a method, press Classify (see :class:`ClassifyWidget`)."""
+    return ClassifyWidget(backend)
 
 
 def render_rounds(result: DeliberationResult) -> str:

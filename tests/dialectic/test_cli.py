@@ -22,7 +22,7 @@ def test_run_camera_reference_prints_turns_and_one_json_line(capsys):
     assert code == 0
     assert lines[0].startswith("issue: Which camera should we buy?")
     assert any(line.startswith("[line 1] AG2 rebuts A1") for line in lines)
-    assert any(line.startswith("== line 2: A3 defeated") for line in lines)
+    assert any(line.startswith("== line 2: AG2's main argument A3 is defeated") for line in lines)
     summary = json.loads(lines[-1])
     assert summary["terminated"] is True and summary["outcome"] == "synthesis"
     assert summary["turns"] == 9 and "camera c" in summary["final_answer"]

@@ -16,7 +16,7 @@ def test_format_turn_reads_like_the_dialogue():
     assert "r1: a is a camera. ; a is compact." in text
     assert "AG2 rebuts A1 on 'We should buy a.' with A2: We should not buy a.  (defeats A1)" in text
     assert "AG1 (rejected, attempt 1): undercut is impossible" in text
-    assert "== line 2: A3 defeated (AG2 cannot counter A4)" in text
+    assert "== line 2: AG2's main argument A3 is defeated — AG2 cannot counter A4" in text
     assert "AG1 answers (A5): Choose camera c" in text
 
 

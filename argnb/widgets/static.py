@@ -1,0 +1,84 @@
+"""A plain HTML line under every widget, so a saved notebook still says what the widget did.
+
+A widget lives in the kernel; the saved notebook keeps only a reference to it. After a kernel
+restart, in a copy sent by a classmate, on GitHub or in an HTML export, JupyterLab shows "Error
+displaying widget: model not found" where the widget was. So each argnb widget displays, right
+under itself, an ordinary HTML output (with a display id) that
+
+* says how to get the widget back (run the cell again), and
+* is updated with the widget's latest result (``update_display_data`` works from a button's
+  callback), so the answer the learner got is saved with the notebook and shows everywhere.
+
+Only escaped text goes in: callers pass plain text or HTML they built from escaped pieces.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+#: what a learner reads where a widget cannot be shown
+RESTART = (
+    "Live widget: if it shows “Error displaying widget: model not found” (after a kernel "
+    "restart, or in a saved or shared copy), run this cell again."
+)
+_STYLE = "font:12px sans-serif;color:#555;border-left:3px solid #ccc;padding:2px 8px;margin:4px 0"
+
+
+class StaticNote:
+    """The static line of one widget: ``display()`` it under the widget, ``update()`` it later."""
+
+    def __init__(self) -> None:
+        self.result_html = ""
+        self._handle: Any = None
+
+    def html(self) -> str:
+        """The note as HTML: the restart hint, then the latest result (if any)."""
+        result = (
+            f"<div class='argnb-static-result' style='margin-top:2px;color:#222'>"
+            f"{self.result_html}</div>"
+            if self.result_html
+            else ""
+        )
+        return (
+            f"<div class='argnb-static-note' style='{_STYLE}'>"
+            f"<div>{html.escape(RESTART)}</div>{result}</div>"
+        )
+
+    def display(self) -> None:
+        from IPython.display import HTML, display
+
+        self._handle = display(HTML(self.html()), display_id=True)
+
+    def update(self, result_html: str) -> None:
+        """Replace the result part (already escaped HTML) in the notebook's saved output."""
+        self.result_html = result_html
+        if self._handle is not None:
+            from IPython.display import HTML
+
+            self._handle.update(HTML(self.html()))
+
+    def text(self, result: str) -> None:
+        """Like :meth:`update`, for plain text."""
+        self.update(html.escape(result))
+
+
+_LIVE_BOX: Any = None
+
+
+def live_box(name: str, children: list[Any], **kw: Any) -> Any:
+    """A ``VBox`` whose plain-text form (what an untrusted or exported notebook shows instead of
+    the widget) names it and says how to get it back, instead of ``VBox(children=(...``."""
+    global _LIVE_BOX
+    if _LIVE_BOX is None:
+        import ipywidgets as w
+
+        class LiveBox(w.VBox):  # same front-end model as VBox: only the text form differs
+            def __repr__(self) -> str:
+                name = getattr(self, "argnb_name", "widget")
+                return f"{name} (a live widget: run this cell to use it)"
+
+        _LIVE_BOX = LiveBox
+    box = _LIVE_BOX(children, **kw)
+    box.argnb_name = name
+    return box

@@ -1,0 +1,182 @@
+"""JupyterLab in headless Chromium, driven by Playwright, for the notebook tests.
+
+One JupyterLab server (from this Python environment, on a free port, with a token) serves a
+temporary copy of the course: ``notebooks/`` copied, ``assets/`` linked, its own Jupyter folders
+(settings, trust database, runtime) and its own response cache (``ARGNB_CACHE_DIR``), so nothing
+of the developer's is read or written. Playwright drives Debian's Chromium through
+``executable_path`` (no browser download works on CI). Everything skips cleanly when Chromium
+or Playwright is missing.
+
+JupyterLab is started with ``expose_app_in_browser`` so the tests can run commands
+(``notebook:run-all-cells``, ``docmanager:save``) and read the notebook model instead of
+clicking through menus and sleeping; notebook windowing is off so every cell is in the page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("ARGNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TOKEN = "argnb-browser-suite"
+SETTINGS = {  # JupyterLab user settings for a quiet, fully rendered notebook
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "recordTiming": True,  # each cell's start and end go into the saved notebook
+    },
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+
+def screenshots() -> Path:
+    """Where screenshots go (CI keeps this folder): ``$ARGNB_SCREENSHOTS`` or
+    ``screenshots/browser`` in the checkout (git-ignored)."""
+    folder = Path(os.environ.get("ARGNB_SCREENSHOTS") or ROOT / "screenshots" / "browser")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+                pytest.fail(f"{what} did not start within {timeout:.0f} s:\n{tail}")
+            time.sleep(0.25)  # polling a socket that is not listening yet: nothing to wait on
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def playwright_api():
+    """The Playwright sync API, or a clean skip."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install playwright)")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    return sync_playwright
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary copy of the course: notebooks copied (they get run and saved), assets linked."""
+    home = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "notebooks", home / "notebooks")
+    (home / "assets").symlink_to(ROOT / "assets", target_is_directory=True)
+    return home
+
+
+@pytest.fixture(scope="session")
+def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """JupyterLab serving ``course``; yields its URL, folders and environment."""
+    state = tmp_path_factory.mktemp("jupyter")
+    env = {
+        **os.environ,
+        "JUPYTER_DATA_DIR": str(state / "data"),
+        "JUPYTER_CONFIG_DIR": str(state / "config"),
+        "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
+        "ARGNB_CACHE_DIR": str(state / "argnb-cache"),  # the response cache: ours, not the user's
+        "ARGNB_CONFIG": str(state / "argnb-config.toml"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    }
+    for var in ("ARGNB_BACKEND", "ARGNB_MODEL", "ARGNB_CACHE"):
+        env.pop(var, None)
+    for name, value in SETTINGS.items():
+        path = state / "config" / "lab" / "user-settings" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    port = _free_port()
+    log = state / "lab.log"  # a file, not a pipe: a full pipe would block the server
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={course}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # CI containers run as root
+    with log.open("w") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=course)
+    url = f"http://127.0.0.1:{port}"
+    _wait_http(f"{url}/api/status?token={TOKEN}", proc, log, "JupyterLab", 120)
+    try:
+        yield {"url": url, "course": course, "env": env, "log": log}
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_api) -> Iterator[object]:
+    """One headless Chromium for the session (a fresh page per notebook)."""
+    with playwright_api() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def ollama_server(lab: dict, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The repo's protocol-faithful Ollama server (``python -m argnb.llm.testserver``) over the
+    embedded model, as a separate process; yields its URL."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("testserver") / "server.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "argnb.llm.testserver", "--port", str(port)],
+            env=lab["env"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    url = f"http://127.0.0.1:{port}"
+    _wait_http(f"{url}/api/tags", proc, log, "the Ollama test server", 60)
+    try:
+        yield url
+    finally:
+        _stop(proc)

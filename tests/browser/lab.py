@@ -1,0 +1,289 @@
+"""A notebook open in JupyterLab, as the tests see it: run, inspect, interact, save, reopen.
+
+Everything waits on events (a command's promise, the notebook model, an element appearing);
+nothing sleeps a fixed time. The checks read JupyterLab's own model of the notebook (outputs,
+trust) and the rendered page (widgets, maps, sizes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+#: how long one notebook may take to run (the embedded model on a shared CPU is slow)
+RUN_TIMEOUT_MS = int(float(os.environ.get("ARGNB_BROWSER_RUN_TIMEOUT", "900")) * 1000)
+UI_TIMEOUT_MS = 120_000
+
+# the notebook panel for a path, found among JupyterLab's main-area widgets
+_PANEL = """
+const app = window.jupyterapp;
+const panel = Array.from(app.shell.widgets('main')).find(
+  w => w.context && w.context.path === path);
+"""
+
+_REPORT = (
+    "path => {"
+    + _PANEL
+    + """
+if (!panel) return null;
+return panel.content.widgets.map((cell, i) => {
+  const m = cell.model;
+  const code = m.type === 'code';
+  const outs = code ? m.outputs.toJSON() : [];
+  const nodes = code ? Array.from(cell.outputArea.widgets) : [];
+  return {
+    index: i, type: m.type, trusted: m.trusted,
+    source: m.sharedModel.getSource().slice(0, 300),
+    execution_count: code ? m.executionCount : null,
+    outputs: outs.map((o, j) => {
+      const node = nodes[j] ? nodes[j].node : null;
+      const img = node ? node.querySelector('img[src^="data:image/png"]') : null;
+      const html = (o.data || {})['text/html'];
+      const plain = (o.data || {})['text/plain'];
+      return {
+        output_type: o.output_type,
+        mimes: Object.keys(o.data || {}),
+        ename: o.ename || null, evalue: o.evalue || null,
+        html: typeof html === 'string' ? html.slice(0, 400)
+              : Array.isArray(html) ? html.join('').slice(0, 400) : '',
+        plain: typeof plain === 'string' ? plain.slice(0, 300)
+               : Array.isArray(plain) ? plain.join('').slice(0, 300) : '',
+        is_map: JSON.stringify(o.data || {}).includes('argnb-map'),
+        is_note: JSON.stringify(o.data || {}).includes('argnb-static-note'),
+        text: node ? node.innerText.slice(0, 600) : '',
+        iframes: node ? node.querySelectorAll('iframe').length : 0,
+        picture: img ? {complete: img.complete, width: img.naturalWidth} : null,
+        widget_rendered: node ? !!node.querySelector('.jupyter-widgets, .widget-box, '
+                                + '.widget-inline-hbox, .jupyter-button') : false,
+      };
+    }),
+  };
+});
+}"""
+)
+
+# sizes a learner would notice: content wider than its output, cut-off labels and placeholders
+_LAYOUT = (
+    "path => {"
+    + _PANEL
+    + """
+const problems = [];
+const canvas = document.createElement('canvas').getContext('2d');
+const visible = el => el.offsetParent !== null && el.clientWidth > 0;
+for (const out of panel.content.node.querySelectorAll('.jp-OutputArea-output')) {
+  if (!out.querySelector('.jupyter-widgets')) continue;
+  if (out.scrollWidth > out.clientWidth + 1)
+    problems.push(`horizontal scrollbar: content ${out.scrollWidth}px in ${out.clientWidth}px`);
+  for (const b of out.querySelectorAll('button')) {
+    if (visible(b) && b.scrollWidth > b.clientWidth + 1)
+      problems.push(`button label cut off: "${b.innerText.trim()}"`);
+  }
+  for (const el of out.querySelectorAll('input[placeholder]')) {
+    if (!visible(el) || !el.placeholder) continue;
+    const st = getComputedStyle(el);
+    canvas.font = st.font;
+    const room = el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+    if (canvas.measureText(el.placeholder).width > room + 1)
+      problems.push(`placeholder cut off: "${el.placeholder}"`);
+  }
+}
+return problems;
+}"""
+)
+
+
+@dataclass
+class Notebook:
+    """One notebook in a Playwright page of a running JupyterLab."""
+
+    page: Any
+    lab: dict
+    path: str  # relative to the server's root, e.g. "notebooks/00_setup.ipynb"
+    console_errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.console_errors.append(msg.text)
+
+    # -- opening and running ------------------------------------------------------------
+    def open(self, *, kernel_idle: bool = True) -> Notebook:
+        token = "argnb-browser-suite"
+        self.page.goto(f"{self.lab['url']}/lab/tree/{self.path}?reset&token={token}")
+        self.page.wait_for_function(
+            "path => {" + _PANEL + "return !!panel && panel.context.isReady; }",
+            arg=self.path,
+            timeout=UI_TIMEOUT_MS,
+        )
+        if kernel_idle:
+            self.page.wait_for_function(
+                "path => {"
+                + _PANEL
+                + "return panel.sessionContext.kernelDisplayStatus === 'idle'; }",
+                arg=self.path,
+                timeout=UI_TIMEOUT_MS,
+            )
+        return self
+
+    def command(self, name: str) -> None:
+        """Run a JupyterLab command on this notebook (made the current one first)."""
+        self.page.evaluate(
+            "([path, name]) => {"
+            + _PANEL
+            + "app.shell.activateById(panel.id); return app.commands.execute(name); }",
+            [self.path, name],
+        )
+
+    def run_all(self) -> None:
+        """Run every cell and wait until the last one has finished (or one failed)."""
+        self.page.evaluate(
+            "path => {"
+            + _PANEL
+            + """app.shell.activateById(panel.id);
+window.__argnbRun = null;
+app.commands.execute('notebook:run-all-cells').then(
+  ok => { window.__argnbRun = {ok: ok}; },
+  err => { window.__argnbRun = {ok: false, error: String(err)}; });
+}""",
+            self.path,
+        )
+        self.page.wait_for_function("() => window.__argnbRun", timeout=RUN_TIMEOUT_MS)
+        self.page.wait_for_function(
+            "path => {" + _PANEL + "return panel.sessionContext.kernelDisplayStatus === 'idle'; }",
+            arg=self.path,
+            timeout=UI_TIMEOUT_MS,
+        )
+
+    def save(self) -> None:
+        self.command("docmanager:save")
+        self.page.wait_for_function(
+            "path => {" + _PANEL + "return !panel.context.model.dirty; }",
+            arg=self.path,
+            timeout=UI_TIMEOUT_MS,
+        )
+
+    def shutdown_kernel(self) -> None:
+        self.page.evaluate(
+            "path => {" + _PANEL + "return panel.sessionContext.shutdown(); }", self.path
+        )
+
+    # -- reading --------------------------------------------------------------------------
+    def report(self) -> list[dict]:
+        """Every cell with its outputs: what JupyterLab's model holds and what the page shows."""
+        cells = self.page.evaluate(_REPORT, self.path)
+        assert cells is not None, f"{self.path} is not open"
+        return cells
+
+    def layout_problems(self) -> list[str]:
+        return self.page.evaluate(_LAYOUT, self.path)
+
+    def cell(self, marker: str) -> Any:
+        """The code cell whose source contains ``marker`` (exactly one)."""
+        cells = self.page.locator(".jp-Notebook .jp-CodeCell").filter(
+            has=self.page.locator(".cm-content", has_text=marker)
+        )
+        assert cells.count() == 1, f"{cells.count()} cells contain {marker!r}"
+        return cells.first
+
+    def wait_widgets(self) -> None:
+        """Until no widget output is still 'Loading widget...'."""
+        self.page.wait_for_function(
+            "path => {"
+            + _PANEL
+            + """return Array.from(panel.content.node.querySelectorAll('.jp-OutputArea-output'))
+                .every(n => !n.innerText.includes('Loading widget'));}""",
+            arg=self.path,
+            timeout=UI_TIMEOUT_MS,
+        )
+
+    def map_frames(self) -> list[Any]:
+        """The Playwright frames of the live maps (sandboxed iframes) in this notebook."""
+        frames = []
+        for handle in self.page.locator(".jp-Notebook .argnb-map iframe").element_handles():
+            frame = handle.content_frame()
+            if frame is not None:
+                frames.append(frame)
+        return frames
+
+    def screenshot(self, folder: Path, name: str, element: Any = None) -> Path:
+        path = folder / f"{name}.png"
+        if element is None:
+            self.page.screenshot(path=str(path))
+            return path
+        # JupyterLab scrolls inside a panel, not the page: a cell taller than the viewport would
+        # come out with the toolbars drawn over it, so the viewport grows to fit it for the shot
+        size = self.page.viewport_size
+        box = element.bounding_box()
+        tall = box is not None and size is not None and box["height"] + 300 > size["height"]
+        if tall:
+            height = min(int(box["height"]) + 300, 6000)
+            self.page.set_viewport_size({"width": size["width"], "height": height})
+        try:
+            element.scroll_into_view_if_needed()
+            element.screenshot(path=str(path))
+        finally:
+            if tall:
+                self.page.set_viewport_size(size)
+        return path
+
+
+def untrusted_copy(course: Path, path: str) -> str:
+    """A changed copy of a saved notebook (as a classmate would send it): JupyterLab does not
+    trust it, since its signature no longer matches. Returns its path on the server."""
+    src = course / path
+    nb = json.loads(src.read_text(encoding="utf-8"))
+    nb.setdefault("metadata", {})["argnb_copy"] = "received from a classmate"
+    dest = src.with_name(src.stem + "-copy.ipynb")
+    dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    return str(Path(path).with_name(dest.name))
+
+
+def slowest_cells(course: Path, path: str, n: int = 3) -> list[tuple[float, str]]:
+    """The ``n`` slowest cells of a saved notebook, from the start and end times JupyterLab
+    records (``recordTiming``): seconds and the cell's first line."""
+    nb = json.loads((course / path).read_text(encoding="utf-8"))
+    times = []
+    for cell in nb["cells"]:
+        run = cell.get("metadata", {}).get("execution", {})
+        start, end = run.get("iopub.execute_input"), run.get("shell.execute_reply")
+        if start and end:
+            took = _when(end) - _when(start)
+            source = "".join(cell["source"]).strip().splitlines() or [""]
+            times.append((took.total_seconds(), source[0][:60]))
+    return sorted(times, reverse=True)[:n]
+
+
+def _when(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # Python 3.10 wants no "Z"
+
+
+def export_html(notebook: Path) -> Path:
+    """``jupyter nbconvert --to html`` of a saved notebook (the same exporter, in process),
+    written beside it; returns the HTML file."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
+    dest = notebook.with_suffix(".html")
+    dest.write_text(body, encoding="utf-8")
+    return dest
+
+
+def html_outputs(notebook: Path) -> list[str]:
+    """The ``text/html`` of every output of a saved notebook."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    found = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            html = out.get("data", {}).get("text/html")
+            if html:
+                found.append("".join(html) if isinstance(html, list) else html)
+    return found

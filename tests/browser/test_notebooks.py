@@ -1,0 +1,328 @@
+"""Every notebook in a real browser: run it all, check what a learner sees, use its widget, save
+it, and reopen a changed (untrusted) copy in a fresh kernel.
+
+For each notebook in :data:`NOTEBOOKS` (notebook → the one interaction a learner would try):
+
+1. run all cells in JupyterLab on the embedded model (fresh response cache);
+2. no cell fails, nothing is logged as an error in the browser console;
+3. every widget rendered as a widget (not as text or an error), every live map drew all its
+   nodes, no widget has a horizontal scrollbar, a cut-off button label or placeholder;
+4. the interaction, through the page as a learner does it;
+5. save; ``nbconvert --to html`` of it, opened without JavaScript, shows every map's picture,
+   every table and the widget's last result;
+6. a changed copy opens *untrusted* in a new kernel — exactly what a classmate's copy or a
+   restarted kernel gives: no live map survives the sanitizer, so each map shows its static
+   picture; no widget model exists, so beside each widget a static line says to run the cell
+   again and keeps the widget's last result.
+
+Adding a notebook (04, 05, ...) is one line in :data:`NOTEBOOKS`: ``"04_x.ipynb": Case()`` gets
+every check but the interaction; an interaction is a function beside the others.
+Screenshots go to ``screenshots/browser/`` (see :func:`conftest.screenshots`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT, screenshots
+from .lab import (
+    UI_TIMEOUT_MS,
+    WIDGET_MIME,
+    Notebook,
+    export_html,
+    html_outputs,
+    slowest_cells,
+    untrusted_copy,
+)
+
+pytestmark = pytest.mark.browser
+
+RESTART_HINT = "run this cell again"
+LIVE = "a live widget: run this cell to use it"  # the text form of every argnb widget
+PROGRESS = re.compile(r"\d+%\|")  # a tqdm bar's text form: it needs no note
+# Console errors JupyterLab itself logs in a healthy session (each with its reason). Widgets
+# without a kernel model log one error each -- expected only in the reopened copy.
+UNTRUSTED_CONSOLE = ("Error: widget model not found", "Could not create a view for model id")
+
+
+# -- the interactions -------------------------------------------------------------------------
+def connect_picker(nb: Notebook, ctx: dict) -> str:
+    """00: a failed Connect (nothing listens), then connect to the Ollama test server."""
+    cell = nb.cell("picker = BackendPicker()")
+    cell.locator("button", has_text="openai").click()
+    assert nb.layout_problems() == []  # the base URL and API key placeholders fit
+    cell.locator("button", has_text="ollama").click()
+    host = cell.locator("input[placeholder*='OLLAMA_HOST']")
+    host.fill("http://127.0.0.1:9")  # the discard port: nothing answers
+    cell.locator("button", has_text="Connect").click()
+    status = cell.locator(".widget-html", has_text="could not connect")
+    status.wait_for(timeout=UI_TIMEOUT_MS)
+    assert "unchanged" in status.inner_text()
+    host.fill(ctx["ollama"])  # another choice: the old error goes
+    cell.locator(".widget-html", has_text="could not connect").wait_for(
+        state="detached", timeout=UI_TIMEOUT_MS
+    )
+    cell.locator("button", has_text="List models").click()
+    cell.locator(".widget-html", has_text="1 models").wait_for(timeout=UI_TIMEOUT_MS)
+    cell.locator("button", has_text="Connect").click()
+    done = cell.locator(".widget-html", has_text="connected: ollama / smollm2-135m")
+    done.wait_for(timeout=UI_TIMEOUT_MS)
+    cell.locator(".argnb-static-result", has_text="Connected to ollama").wait_for(
+        timeout=UI_TIMEOUT_MS
+    )
+    return "Connected to ollama / smollm2-135m"
+
+
+def classify_argument(nb: Notebook, ctx: dict) -> str:
+    """01: an empty box cannot be classified; a typed argument gets an answer."""
+    from playwright.sync_api import expect  # here: the module must load without playwright
+
+    cell = nb.cell("classify_widget(backend)")
+    box = cell.locator("textarea")
+    button = cell.locator("button", has_text="Classify")
+    box.fill("   ")
+    expect(button).to_be_disabled(timeout=UI_TIMEOUT_MS)  # after the kernel's round trip
+    box.fill("My cousin got sick after the vaccine, so vaccines make people sick.")
+    button.click()
+    cell.locator(".widget-html", has_text="→").wait_for(timeout=UI_TIMEOUT_MS)
+    cell.locator(".argnb-static-result", has_text="Last answer").wait_for(timeout=UI_TIMEOUT_MS)
+    return "My cousin got sick"
+
+
+def edit_stance(nb: Notebook, ctx: dict) -> str:
+    """02: change a stance in the editor and run the dialogue on the embedded model."""
+    cell = nb.cell("editor = StanceEditor(")
+    first = cell.locator("textarea").first
+    first.fill("values: I care most that the cleaning takes little time from lessons.")
+    cell.locator("button", has_text="Run dialogue").click()
+    status = (
+        cell.locator(".widget-html b", has_text="none")
+        .or_(cell.locator(".widget-html b", has_text="synthesis"))
+        .or_(cell.locator(".widget-html b", has_text="justified"))
+    )
+    status.first.wait_for(timeout=10 * UI_TIMEOUT_MS)  # a whole dialogue on the CPU
+    assert "None" not in cell.locator(".widget-html").first.inner_text()
+    cell.locator(".argnb-static-result", has_text="Last run").wait_for(timeout=UI_TIMEOUT_MS)
+    return "Last run"
+
+
+def rate_critique(nb: Notebook, ctx: dict) -> str:
+    """03: move the overall slider (by typing into its readout) and compare with the experts."""
+    cell = nb.cell("widget = RatingWidget(")
+    slider = cell.locator(".widget-slider", has_text="Overall")
+    readout = slider.locator(".widget-readout")
+    readout.click()
+    readout.press("Control+a")
+    readout.type("0.8")
+    readout.press("Enter")
+    cell.locator("button", has_text="Compare with experts").click()
+    cell.locator(".widget-html", has_text="Your custom loss").wait_for(timeout=UI_TIMEOUT_MS)
+    note = cell.locator(".argnb-static-result", has_text="Your ratings so far (1")
+    note.wait_for(timeout=UI_TIMEOUT_MS)
+    assert "0.80" in note.inner_text()
+    return "Your ratings so far (1"
+
+
+Interaction = Callable[[Notebook, dict], str]
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the suite does with one notebook."""
+
+    widget: str | None = None  # a text of the widget cell the interaction uses
+    interact: Interaction | None = None  # returns text the widget's static line must keep
+    show: tuple[str, ...] = ()  # texts of further cells to photograph, live and reopened
+
+
+#: one line per notebook (04 and 05 join here)
+NOTEBOOKS: dict[str, Case] = {
+    "00_setup.ipynb": Case("picker = BackendPicker()", connect_picker, ("again = argnb",)),
+    "01_fallacy_deliberation.ipynb": Case(
+        "classify_widget(backend)", classify_argument, ("on_turn=said", "Report(report)")
+    ),
+    "02_dialectic_synthesis.ipynb": Case(
+        "editor = StanceEditor(", edit_stance, ("dialogue_map.show()", "tiny = run_dialogue(")
+    ),
+    "03_critique_rating.ipynb": Case(
+        "widget = RatingWidget(", rate_critique, ("demo.preview(", "board = score_many(")
+    ),
+}
+
+
+# -- the checks ---------------------------------------------------------------------------------
+def failed_cells(cells: list[dict]) -> list[str]:
+    bad = []
+    for c in cells:
+        if c["type"] != "code" or not c["source"].strip():
+            continue
+        if c["execution_count"] is None:
+            bad.append(f"cell {c['index']} did not run: {c['source'][:60]!r}")
+        for o in c["outputs"]:
+            if o["output_type"] == "error":
+                bad.append(f"cell {c['index']}: {o['ename']}: {o['evalue']}")
+    return bad
+
+
+def widget_outputs(cells: list[dict]) -> list[tuple[dict, dict]]:
+    return [(c, o) for c in cells for o in c["outputs"] if WIDGET_MIME in o["mimes"]]
+
+
+def check_live(nb: Notebook, name: str, shots: Path) -> None:
+    cells = nb.report()
+    assert failed_cells(cells) == []
+    nb.wait_widgets()
+    cells = nb.report()
+    for c, o in widget_outputs(cells):
+        assert o["widget_rendered"], f"cell {c['index']}: widget not rendered: {o['text'][:200]}"
+        assert "Error displaying widget" not in o["text"]
+    maps = [o for c in cells for o in c["outputs"] if o["is_map"]]
+    frames = nb.map_frames()
+    assert len(frames) == len(maps), f"{len(maps)} maps in the model, {len(frames)} in the page"
+    for i, frame in enumerate(frames):
+        frame.wait_for_function(
+            "() => typeof network !== 'undefined' && network !== null"
+            " && Object.keys(network.getPositions()).length === nodes.length"
+            " && nodes.length > 0",
+            timeout=UI_TIMEOUT_MS,
+        )
+        drawn = frame.evaluate("() => [nodes.length, Object.keys(network.getPositions()).length]")
+        assert drawn[0] == drawn[1] > 0, f"map {i} drew {drawn[1]} of {drawn[0]} nodes"
+    assert nb.layout_problems() == []
+    photograph(nb, name, shots, "live")
+
+
+def check_untrusted(nb: Notebook, name: str, shots: Path, kept: str | None) -> None:
+    """The reopened copy: untrusted, new kernel, no widget models."""
+    nb.page.wait_for_function(
+        "() => document.querySelectorAll('.jp-Notebook .jp-OutputArea-output').length > 0"
+    )
+    cells = nb.report()
+    code = [c for c in cells if c["type"] == "code" and c["outputs"]]
+    assert code and not any(c["trusted"] for c in code), "the changed copy should be untrusted"
+    for c in cells:
+        for o in c["outputs"]:
+            assert o["iframes"] == 0, f"cell {c['index']}: an iframe survived the sanitizer"
+            if o["is_map"]:
+                pic = o["picture"]
+                assert pic and pic["complete"] and pic["width"] > 0, (
+                    f"cell {c['index']}: the map shows no static picture (untrusted)"
+                )
+    for c in cells:  # every widget says how to get it back, or is a progress bar
+        notes = [o for o in c["outputs"] if o["is_note"]]
+        for o in c["outputs"]:
+            if WIDGET_MIME not in o["mimes"] or PROGRESS.search(o["plain"]):
+                continue
+            assert LIVE in o["plain"], f"cell {c['index']}: widget text form {o['plain']!r}"
+            assert any(RESTART_HINT in n["text"] for n in notes), (
+                f"cell {c['index']}: a widget without its static line: {c['source'][:80]!r}"
+            )
+    case = NOTEBOOKS[name]
+    if case.widget is None or kept is None:
+        photograph(nb, name, shots, "untrusted")
+        return
+    marker_cell = nb.cell(case.widget)
+    # untrusted: the widget's text form (not its view) shows; either way it says what to do
+    assert LIVE in marker_cell.inner_text()
+    note = marker_cell.locator(".argnb-static-note")
+    note.wait_for(timeout=UI_TIMEOUT_MS)
+    assert RESTART_HINT in note.inner_text()
+    assert kept in note.inner_text(), "the widget's last result was not kept in the saved notebook"
+    nb.screenshot(shots, f"{Path(name).stem}-untrusted-widget", marker_cell)
+    photograph(nb, name, shots, "untrusted")
+
+
+def check_export(browser: Any, notebook: Path, shots: Path, kept: str | None) -> None:
+    """``nbconvert --to html`` of the saved notebook, opened with JavaScript off (as a mail
+    client, a learning platform's preview or GitHub's viewer would): every map shows its
+    picture, every table is there, and the widget's last result with it."""
+    outputs = html_outputs(notebook)
+    maps = sum("argnb-map-static" in h for h in outputs)
+    tables = sum(h.count("<table") for h in outputs)
+    exported = export_html(notebook)
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 1000}
+    )
+    try:
+        page = context.new_page()
+        page.goto(exported.as_uri(), wait_until="load", timeout=UI_TIMEOUT_MS)
+        pictures = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.argnb-map-static img'))
+                 .map(i => i.complete && i.naturalWidth > 0)"""
+        )
+        assert pictures == [True] * maps, f"{maps} maps, pictures shown: {pictures}"
+        assert page.locator("table").count() >= tables
+        text = page.inner_text("body")
+        if kept is not None:  # the widget's text form, its run-again line and its last result
+            assert LIVE in text and RESTART_HINT in text and kept in text
+        if maps:
+            first = page.locator(".argnb-map-static").first
+            first.screenshot(path=str(shots / f"{notebook.stem}-export-map.png"))
+    finally:
+        context.close()
+
+
+def photograph(nb: Notebook, name: str, shots: Path, phase: str) -> None:
+    """The cells worth looking at: those listed for the notebook (maps are among them)."""
+    for i, marker in enumerate(NOTEBOOKS[name].show):
+        nb.screenshot(shots, f"{Path(name).stem}-{phase}-{i}", nb.cell(marker))
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_server: str) -> None:
+    if not (ROOT / "notebooks" / name).exists():
+        pytest.skip(f"notebooks/{name} does not exist yet")
+    shots = screenshots()
+    case = NOTEBOOKS[name]
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    try:
+        started = time.monotonic()
+        nb = Notebook(page, lab, f"notebooks/{name}").open()
+        nb.run_all()
+        ran = time.monotonic()
+        check_live(nb, name, shots)
+        assert nb.console_errors == [], nb.console_errors
+        kept = None
+        if case.interact is not None and case.widget is not None:
+            kept = case.interact(nb, {"ollama": ollama_server})
+            nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
+            assert nb.layout_problems() == []  # the widget's answer did not squeeze it
+            assert nb.console_errors == [], nb.console_errors
+        used = time.monotonic()
+        nb.save()
+        nb.shutdown_kernel()
+        page.close()
+        check_export(chromium, lab["course"] / "notebooks" / name, shots, kept)
+
+        copy = untrusted_copy(lab["course"], f"notebooks/{name}")
+        page = context.new_page()
+        reopened = Notebook(page, lab, copy).open()
+        check_untrusted(reopened, name, shots, kept)
+        unexpected = [
+            e for e in reopened.console_errors if not any(s in e for s in UNTRUSTED_CONSOLE)
+        ]
+        assert unexpected == [], unexpected
+        reopened.shutdown_kernel()
+        slow = slowest_cells(lab["course"], f"notebooks/{name}")
+        with (shots / "timings.txt").open("a", encoding="utf-8") as log:
+            log.write(
+                f"{time.strftime('%Y-%m-%d %H:%M')} {name}: open+run all {ran - started:.0f} s, "
+                f"checks+interaction {used - ran:.0f} s, save+export+reopen "
+                f"{time.monotonic() - used:.0f} s; slowest cells: "
+                + "; ".join(f"{t:.0f} s {src!r}" for t, src in slow)
+                + "\n"
+            )
+    except Exception:
+        if not page.is_closed():  # what the page showed when it failed
+            page.screenshot(path=str(shots / f"FAILED-{Path(name).stem}.png"))
+        raise
+    finally:
+        context.close()
