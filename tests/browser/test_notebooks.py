@@ -154,6 +154,8 @@ NOTEBOOKS: dict[str, Case] = {
     "03_critique_rating.ipynb": Case(
         "widget = RatingWidget(", rate_critique, ("demo.preview(", "board = score_many(")
     ),
+    # the widget's own interaction (human turns, XSS, kernel notice): tests/roundtable/test_browser.py
+    "05_roundtable.ipynb": Case(),
 }
 
 
