@@ -38,7 +38,7 @@ from argnb.errors import ArgnbError
 from argnb.llm.base import Backend
 from argnb.roundtable import record
 from argnb.roundtable.analyzer import Analyzer, to_payload
-from argnb.roundtable.deliberator import WORD_LIMIT, Deliberator, count_words, cut_to_words
+from argnb.roundtable.deliberator import WORD_LIMIT, Deliberator
 from argnb.roundtable.moderator import Moderator
 from argnb.roundtable.payloads import (
     RULES,
@@ -55,6 +55,7 @@ from argnb.roundtable.payloads import (
 )
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT, UNKNOWN, TurnRules
 from argnb.transcript import Cost, Transcript, Turn
+from argnb.words import count_words, cut_to_words
 
 HUMAN_PASS = "/pass"
 HUMAN_END = "/end"

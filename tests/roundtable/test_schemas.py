@@ -33,7 +33,7 @@ def test_the_moderator_can_only_name_people_at_the_table() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["__init__", "rules", "analyzer", "deliberator", "session"],
+    ["__init__", "rules", "analyzer", "session"],
 )
 def test_doctests(module: str) -> None:
     name = "argnb.roundtable" if module == "__init__" else f"argnb.roundtable.{module}"

@@ -11,12 +11,12 @@ from argnb.errors import ArgnbError
 from argnb.fallacy.baselines import Baseline
 from argnb.llm.scripted import ScriptedBackend
 from argnb.roundtable import record
-from argnb.roundtable.deliberator import count_words, cut_to_words
 from argnb.roundtable.payloads import Analysis, Contribution, Decision, Override
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT
 from argnb.roundtable.session import HumanScript, load_session, read_script, replay
 from argnb.roundtable.testing import table_backend
 from argnb.transcript import Transcript
+from argnb.words import count_words, cut_to_words
 
 
 def kinds(s) -> list[str]:

@@ -1,8 +1,8 @@
-"""Text that shows while it is written: the one place the roundtable streams a reply.
+"""Text that shows while it is written: the one place protocols stream a reply to a view.
 
 :func:`astream_reply` streams a plain-text reply through ``backend.astream`` when the backend has
-it (every argnb backend once streaming lands) and otherwise falls back to one whole reply, shown
-as a single chunk -- so the session and the widget are written for streaming either way.
+it (every argnb backend does) and otherwise falls back to one whole reply, shown as a single
+chunk -- so sessions and widgets (roundtable, debate) are written for streaming either way.
 
 :class:`LiveBackend` wraps a backend for one agent turn: plain-text requests go through
 :func:`astream_reply` and report their chunks; structured requests pass through untouched. An

@@ -1,0 +1,57 @@
+"""Word budgets for spoken turns: count, check, and cut at a sentence boundary.
+
+Protocols whose turns have a length limit (a roundtable deliberator's 150 words, a debater's
+word budget) enforce it the same way: a longer reply gets one revision turn (the agent turn's
+repair, with :func:`too_long` as its check); a revision still too long is cut with
+:func:`cut_to_words`, and the transcript says so.
+
+    >>> cut_to_words("One two three. Four five six. Seven.", 6)
+    'One two three. Four five six.'
+    >>> cut_to_words("A very long first sentence without any end", 4)
+    'A very long first…'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"')\]])\s+")
+
+
+def token_budget(limit: int) -> int:
+    """Tokens a reply may use: about 1.3 tokens a word, plus room to overshoot the limit (so the
+    revision rule can be seen at work) -- and a stop for a model that loops."""
+    return int(limit * 1.7) + 20
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def too_long(limit: int) -> Callable[[str], list[str]]:
+    """A rule check for the agent turn: the problem, when a reply exceeds ``limit`` words."""
+
+    def check(text: str) -> list[str]:
+        n = count_words(text)
+        return [f"{n} words, but the limit is {limit}"] if n > limit else []
+
+    return check
+
+
+def cut_to_words(text: str, limit: int) -> str:
+    """The longest run of whole sentences within ``limit`` words (or the first ``limit`` words
+    and an ellipsis, when even the first sentence is longer)."""
+    text = " ".join(text.split())
+    if count_words(text) <= limit:
+        return text
+    kept, n = [], 0
+    for sentence in _SENTENCE_END.split(text):
+        w = count_words(sentence)
+        if n + w > limit:
+            break
+        kept.append(sentence)
+        n += w
+    if kept:
+        return " ".join(kept)
+    return " ".join(text.split()[:limit]).rstrip(",;:") + "…"
