@@ -308,7 +308,14 @@ class RetrievalTrace(BaseModel):
             k=self.k,
             keywords=self.keywords,
             records=[
-                {"id": h.id, "bm25": h.bm25, "cosine": h.cosine, "schemes": h.schemes}
+                {
+                    "id": h.id,
+                    "stance": h.stance,
+                    "bm25": h.bm25,
+                    "cosine": h.cosine,
+                    "schemes": h.schemes,
+                    "text": h.text,
+                }
                 for h in self.hits
             ],
             priors={p.scheme: p.mean for p in self.priors},
@@ -421,8 +428,11 @@ class Retriever:
         stance: str | None = None,
         k: int | None = None,
         keywords: Sequence[str] | None = None,
+        exclude_topics: Sequence[str] = (),
     ) -> RetrievalTrace:
-        """Run the four steps; ``keywords`` skips step 1 (given by the caller)."""
+        """Run the four steps; ``keywords`` skips step 1 (given by the caller);
+        ``exclude_topics`` leaves out the records of those motions (a debate must not recall
+        its own later turns)."""
         text = history_text(history)
         if not text:
             raise ArgnbError("the debate history is empty", hint="give --text or --history")
@@ -449,7 +459,9 @@ class Retriever:
             t1 = time.perf_counter()
             qvec = await asyncio.to_thread(self.embed_query, text)
             times["embed_query"] = (time.perf_counter() - t1) * 1000
-        trace = self.rank(idx, text, list(keywords), qvec, stance=stance, k=k or self.k)
+        trace = self.rank(
+            idx, text, list(keywords), qvec, stance=stance, k=k or self.k, exclude=exclude_topics
+        )
         trace.keyword_source = source
         trace.turns = turns
         trace.timings_ms = {**{n: round(v, 2) for n, v in times.items()}, **trace.timings_ms}
@@ -470,6 +482,7 @@ class Retriever:
         *,
         stance: str | None,
         k: int,
+        exclude: Sequence[str] = (),
     ) -> RetrievalTrace:
         """Steps 2-4 with this retriever's settings (see :func:`rank`)."""
         return rank(
@@ -480,6 +493,7 @@ class Retriever:
             method=self.method,
             stance=stance,
             k=k,
+            exclude_topics=exclude,
             candidates=self.candidates,
             threshold=self.threshold,
         )
@@ -496,10 +510,12 @@ def rank(
     k: int = 5,
     candidates: int = 50,
     threshold: float = 2.0,
+    exclude_topics: Sequence[str] = (),
 ) -> RetrievalTrace:
     """Steps 2-4 -- BM25 candidates, re-rank, priors: everything after the model calls.
 
-    ``qvec`` is the embedded history (unit length; None for ``method="bm25"``)."""
+    ``qvec`` is the embedded history (unit length; None for ``method="bm25"``); records whose
+    topic is in ``exclude_topics`` are never returned."""
     import numpy as np
 
     if stance not in (None, "pro", "con"):
@@ -508,6 +524,8 @@ def rank(
         raise ArgnbError("k must be at least 1")
     t0 = time.perf_counter()
     allowed = np.ones(idx.n, dtype=bool) if stance is None else idx.stance == stance
+    if exclude_topics:
+        allowed &= ~np.isin(np.asarray(idx.topics, dtype=object), list(exclude_topics))
     bm = np.zeros(idx.n, dtype=np.float32)
     qtok = [t for t in tokenize([" ".join(keywords)])[0] if t in idx.df] if keywords else []
     if qtok and method != "embedding":

@@ -1,0 +1,164 @@
+"""HTML of a generated turn's steps and of a whole debate, for notebooks and the widget.
+
+Views read transcript turns and never call a model. Every text from a model, a corpus or a
+learner is escaped (:func:`html.escape`), so a turn that contains markup shows as text.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from argnb.transcript import Transcript, Turn
+
+if TYPE_CHECKING:
+    from argnb.debate.generate import NextUtterance
+
+SIDE_COLOURS = {"pro": "#1f77b4", "con": "#ff7f0e"}
+_BOX = "margin:4px 0;padding:6px 8px;border-left:4px solid {c};background:#fafafa"
+
+
+def e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _cost(turns: Iterable[Turn]) -> str:
+    from argnb.transcript import Cost
+
+    c = Cost.of(turns)
+    return f"{c.calls} calls, {c.usage.total_tokens} tokens, {c.latency_s:.1f} s"
+
+
+def step_html(t: Turn) -> str:
+    """One agent step, as the 'open each step' panels show it."""
+    p = t.payload
+    kind = p.kind
+    head = f"<b>{e(t.role)}</b> <span style='color:#777'>({e(t.speaker)})</span>"
+    if not t.valid:
+        return f"<div>{head}: <i>invalid</i> {e(t.text[:300])}</div>"
+    if kind == "debate.predicates":
+        body = "<br>".join(f"<code>{e(x)}</code>" for x in p.predicates) or "(none)"
+    elif kind == "debate.flaws":
+        body = (
+            "<ul>"
+            + "".join(
+                f"<li><b>{e(f.kind)}</b>: {e(f.text)}"
+                + (f" <i>({e('; '.join(f.claims))})</i>" if f.claims else "")
+                + "</li>"
+                for f in p.flaws
+            )
+            + "</ul>"
+            if p.flaws
+            else "(no flaws found)"
+        )
+    elif kind == "debate.retrieval":
+        rows = "".join(
+            f"<tr><td>{e(r.get('id', ''))}</td><td>{e(r.get('stance', ''))}</td>"
+            f"<td>{e(', '.join(f'{s}: {v}' for s, v in (r.get('schemes') or {}).items()))}</td>"
+            f"<td>{e(str(r.get('text', ''))[:200])}</td></tr>"
+            for r in p.records
+        )
+        body = (
+            f"keywords: {e(', '.join(p.keywords))}; kept schemes: "
+            f"{e(', '.join(p.kept) or 'none')}<table><tr><th>id</th><th>side</th>"
+            f"<th>schemes</th><th>passage</th></tr>{rows}</table>"
+        )
+    elif kind == "debate.verdict":
+        marks = " · ".join(
+            f"{name} {'✓' if ok else '✗'}"
+            for name, ok in (
+                ("stance", p.stance_faithful),
+                ("relevance", p.relevant),
+                ("schemes", p.follows_schemes),
+            )
+        )
+        body = f"<b>{'accepted' if p.accept else 'rejected'}</b> — {e(marks)}. {e(p.feedback)}"
+    elif kind == "debate.summary":
+        body = e(p.overview) + "".join(
+            f"<br><i>{e(name)}:</i> {e('; '.join(xs))}"
+            for name, xs in (
+                ("for", p.supporting),
+                ("against", p.opposing),
+                ("diverge on", p.divergence),
+            )
+            if xs
+        )
+    elif kind == "debate.draft":
+        note = f" (cut to {p.words} words)" if p.cut else f" ({p.words} words)"
+        body = f"{e(t.text)}<span style='color:#777'>{e(note)}</span>"
+    else:
+        body = e(t.text)
+    return f"<div style='margin:3px 0'>{head}: {body}</div>"
+
+
+def steps_html(turns: Sequence[Turn]) -> str:
+    """Every step of one utterance, each folded in a ``<details>`` (open the one you want)."""
+    parts = []
+    for t in turns:
+        if t.role == "utterance":
+            continue
+        parts.append(
+            f"<details><summary>{e(t.role)} · {e(t.speaker)}</summary>{step_html(t)}</details>"
+        )
+    return "".join(parts)
+
+
+def utterance_box(t: Turn) -> str:
+    """One utterance in its side's colour, with what the judge loop did."""
+    p = t.payload
+    side = getattr(p, "stance", "")
+    flags = []
+    if getattr(p, "method", ""):
+        flags.append(p.method)
+        if p.accepted is not None:
+            flags.append("accepted" if p.accepted else "not accepted")
+        if p.revisions:
+            flags.append(f"{p.revisions} revision(s)")
+        if p.bound_hit:
+            flags.append("revision bound hit")
+        if p.concluding:
+            flags.append("concluding")
+    style = _BOX.format(c=SIDE_COLOURS.get(side, "#999"))
+    meta = f" <span style='color:#777'>[{e(', '.join(flags))}]</span>" if flags else ""
+    return (
+        f"<div style='{style}'><b>{e(side)}</b> · {e(t.speaker)}{meta}"
+        f"<div>{e(t.text) or '<i>(no text)</i>'}</div></div>"
+    )
+
+
+def utterance_html(u: NextUtterance) -> str:
+    notes = "".join(f"<li>{e(n)}</li>" for n in u.notes)
+    return (
+        f"<div>{utterance_box(u.utterance)}"
+        f"<div style='color:#555;font-size:90%'>cost: {e(_cost(u.turns))}</div>"
+        + (f"<ul style='color:#a60'>{notes}</ul>" if notes else "")
+        + steps_html(u.turns)
+        + "</div>"
+    )
+
+
+def debate_html(tr: Transcript, *, steps: bool = True) -> str:
+    """A whole debate: utterances in order, each with its steps folded under it, and the
+    stance checks flagged."""
+    out = [f"<h4>{e(tr.title)}</h4>"]
+    pending: list[Turn] = []
+    for t in tr.turns:
+        if t.role == "utterance":
+            out.append(utterance_box(t))
+            if steps and pending:
+                out.append(f"<div style='margin-left:16px'>{steps_html(pending)}</div>")
+            pending = []
+        elif t.payload.kind == "debate.stance_check":
+            ok = t.payload.ok
+            colour = "#2a2" if ok else "#c22"
+            verdict = "holds its side" if ok else "fails the stance predicate"
+            out.append(
+                f"<div style='margin-left:16px;color:{colour}'>stance check: {e(verdict)} — "
+                f"{e(t.payload.reason)}</div>"
+            )
+        else:
+            pending.append(t)
+    if tr.outcome:
+        out.append(f"<p style='color:#555'>{e(tr.outcome)} — cost: {e(_cost(tr.turns))}</p>")
+    return "<div>" + "".join(out) + "</div>"
