@@ -9,6 +9,8 @@ repair, with :func:`too_long` as its check); a revision still too long is cut wi
     'One two three. Four five six.'
     >>> cut_to_words("A very long first sentence without any end", 4)
     'A very long first…'
+    >>> drop_repeats("Cars pollute. Shops suffer. cars pollute! Air matters.")
+    'Cars pollute. Shops suffer. Air matters.'
 """
 
 from __future__ import annotations
@@ -55,3 +57,17 @@ def cut_to_words(text: str, limit: int) -> str:
     if kept:
         return " ".join(kept)
     return " ".join(text.split()[:limit]).rstrip(",;:") + "…"
+
+
+def drop_repeats(text: str) -> str:
+    """The text without sentences that repeat an earlier one (case and punctuation aside):
+    small models fall into loops, and a spoken turn never says the same sentence twice."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+        key = re.sub(r"[^a-z0-9 ]", "", sentence.lower()).strip()
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)

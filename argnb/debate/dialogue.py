@@ -9,8 +9,8 @@ accepts the forms callers have (dicts from JSON Lines, transcript turns, ``(stan
     >>> next_side(h), [s.label for s in h]
     ('pro', ['P1', 'C1'])
     >>> print(render(h, words=2))
-    [P1] pro: Cars pollute.
-    [C1] con: Shops need…
+    P1 (for): "Cars pollute."
+    C1 (against): "Shops need…"
 """
 
 from __future__ import annotations
@@ -87,4 +87,4 @@ def render(history: Sequence[Said], *, words: int = 150, last: int | None = None
     """The history as prompt text, one labelled turn a line, each cut to ``words`` words;
     ``last`` keeps only the most recent turns (a small model's context is short)."""
     turns = list(history)[-last:] if last else list(history)
-    return "\n".join(f"[{s.label}] {s.stance}: {clip(s.text, words)}" for s in turns)
+    return "\n".join(f'{s.label} ({SIDE_WORDS[s.stance]}): "{clip(s.text, words)}"' for s in turns)

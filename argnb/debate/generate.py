@@ -15,7 +15,8 @@ The R-Debater pipeline (section 4.3 of the paper) for the side whose turn it is:
 The paper loops until the judge accepts; here the loop is bounded by ``max_revisions`` (default
 3), and a result says when the bound was hit. The word budget holds in code: a draft over it gets
 one revision (the agent turn's repair), and a revision still over it is cut at a sentence
-boundary (:mod:`argnb.words`). Drafts and revisions are plain text, so a view can stream them.
+boundary (:mod:`argnb.words`), and a sentence said twice in one turn is dropped (small models
+loop). Drafts and revisions are plain text, so a view can stream them.
 
 Methods (all through the same :class:`Debater`): ``llm`` (the draft alone), ``naive-rag``
 (retrieved passages pasted into the draft prompt), ``rdebater`` (everything) and the paper's
@@ -54,7 +55,7 @@ from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
 from argnb.transcript import Cost, Turn
-from argnb.words import count_words, cut_to_words, token_budget, too_long
+from argnb.words import count_words, cut_to_words, drop_repeats, token_budget, too_long
 
 PACKAGE = "argnb.debate"
 WORDS = 120
@@ -369,6 +370,7 @@ class Debater:
             prompt,
             None,
             role=role,
+            parse=drop_repeats,
             check=too_long(n),
             repair=f"Your turn has too many words ($problems). Say the same in at most {n} words.",
             strict=False,
@@ -435,6 +437,7 @@ class Debater:
         )
         user = t.render(
             "user",
+            topic=topic,
             history=self._render_history(hist),
             side=SIDE_WORDS[side],
             last=last.label if last else "none",

@@ -71,7 +71,7 @@ def role_backend(*, accept=lambda n: True, text=None, broken=(), words=40):
         if who == "StanceAnswer":
             return {"supports_motion": True, "supports_opposition": False,
                     "attacks_motion": False, "attacks_opposition": True, "reason": "for"}  # fmt: skip
-        return text or " ".join(["Word."] * words)
+        return text or " ".join(f"Point {i} holds." for i in range(words // 3))
 
     return ScriptedBackend(answer)
 
@@ -139,7 +139,7 @@ def test_the_worst_case_is_reached_when_every_structured_answer_fails_once(retri
     def answer(req):
         who = agent_of(req)
         if who == "text":
-            return " ".join(["Long."] * 200)
+            return " ".join(f"Long point {i}." for i in range(70))
         if "corrected JSON" not in req.last:  # not a schema repair: garbage
             return "garbage"
         if who == "PredicatesAnswer":
