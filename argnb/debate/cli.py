@@ -308,7 +308,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from argnb.cli_common import add_backend_args, positive_int
     from argnb.debate.corpora import FORMATS, MAX_WORDS, MIN_WORDS
 
-    p = sub.add_parser("debate", help="argumentative memory: build, annotate, agreement, retrieve")
+    p = sub.add_parser(
+        "debate",
+        help="argumentative memory and debate: build, annotate, retrieve, next, simulate, evaluate",
+    )
     cmds = p.add_subparsers(dest="debate_command", required=True)
 
     m = cmds.add_parser("memory", help="build and inspect a memory (one SQLite file)")
@@ -430,3 +433,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--file", help="an adapted schemes.yaml")
     _common(s)
     s.set_defaults(func=_schemes)
+
+    from argnb.debate.cli_generate import register_generation
+
+    register_generation(cmds)
