@@ -1,0 +1,276 @@
+"""The learner debates the agent: pick a motion and a side, write a turn, read the reply.
+
+    motion (from the memory, or your own) · your side · [Start]
+    dialogue panel: your turns and the agent's, the agent's text streaming in as it is written
+    your turn: [text box] [Send]
+    the agent's steps for its last reply: keywords, retrieved passages and their schemes, the
+    flaws it found in YOUR argument, drafts, the judge's verdicts, the revisions
+
+The widget is a front end: it runs a :class:`~argnb.debate.generate.Debater` for the other side
+in a worker thread (the notebook stays responsive) and draws the turns it records; it never calls
+a model itself. Every text from the learner, a model or the memory is escaped
+(:mod:`argnb.debate.views`). The debate is a transcript (``widget.transcript``): save it and
+evaluate it like any other (``argnb debate evaluate``), or add it to a memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from argnb.debate.dialogue import SIDE_WORDS, other
+from argnb.debate.generate import Debater
+from argnb.debate.simulate import utterance_turn, utterances
+from argnb.debate.views import steps_html, utterance_box
+from argnb.transcript import Transcript, Turn
+
+#: the least time between two repaints of a streaming reply
+REPAINT_S = 0.08
+MAX_CHARS = 3000
+
+
+class DebateWidget:
+    """``DebateWidget(debater, motions=[...])``: the learner takes one side, ``debater`` (any
+    method, any backend) the other. ``autosave`` writes the transcript after every turn."""
+
+    def __init__(
+        self,
+        debater: Debater,
+        motions: list[str] | None = None,
+        *,
+        side: str = "pro",
+        autosave: str | Path | None = "debate_session.json",
+        name: str = "You",
+    ) -> None:
+        import ipywidgets as w
+
+        from argnb.widgets.static import StaticNote, live_box
+
+        self.debater = debater
+        self.autosave = Path(autosave) if autosave else None
+        self.name = name
+        self.transcript: Transcript | None = None
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self._live: list[str] = []
+        self._painted = 0.0
+        self.note = StaticNote()
+
+        self.motion = w.Combobox(
+            options=list(motions or []),
+            value=(motions or [""])[0],
+            placeholder="choose a motion or write your own",
+            description="Motion",
+            ensure_option=False,
+            layout=w.Layout(width="70%"),
+        )
+        self.side = w.ToggleButtons(
+            options=[("for (pro)", "pro"), ("against (con)", "con")],
+            value=side,
+            description="You argue",
+            style={"button_width": "110px"},
+        )
+        self.start_button = w.Button(description="Start", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.dialogue = w.HTML(
+            "<div style='color:#999'>Choose a motion and your side, then Start.</div>",
+            layout=w.Layout(border="1px solid #ddd", padding="4px 8px", min_height="80px"),
+        )
+        self.dialogue.add_class("argnb-debate-dialogue")
+        self.live = w.HTML()
+        self.live.add_class("argnb-debate-live")
+        self.input = w.Textarea(
+            placeholder="Start first…", disabled=True, layout=w.Layout(width="80%", height="80px")
+        )
+        self.input.add_class("argnb-debate-input")
+        self.send_button = w.Button(
+            description="Send", button_style="success", icon="paper-plane", disabled=True
+        )
+        self.steps = w.HTML("<div style='color:#999'>The agent's steps show here.</div>")
+        self.steps.add_class("argnb-debate-steps")
+        self.widget = live_box(
+            "debate with the agent",
+            [
+                self.motion,
+                w.HBox([self.side, self.start_button]),
+                self.status,
+                w.HTML("<b>Debate</b>"),
+                self.dialogue,
+                self.live,
+                w.HBox([self.input, self.send_button]),
+                w.HTML("<b>How the agent made its last reply</b> (open a step)"),
+                self.steps,
+            ],
+        )
+        self.widget.add_class("argnb-debate")
+        self.start_button.on_click(lambda _: self.start())
+        self.send_button.on_click(lambda _: self.send())
+
+    # -- actions ---------------------------------------------------------------------------
+    @property
+    def learner_side(self) -> str:
+        return str(self.side.value)
+
+    @property
+    def busy(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def start(self) -> None:
+        """A new debate on the chosen motion; the agent opens when it argues for the motion."""
+        if self.busy:
+            return
+        topic = " ".join(str(self.motion.value).split())
+        if not topic:
+            self._say("Choose or write a motion first.", error=True)
+            return
+        self.transcript = Transcript(
+            kind="debate",
+            title=topic,
+            meta={"topic": topic, "learner": self.learner_side, "agent": self.debater.describe()},
+        )
+        self.start_button.description = "New debate"
+        self._draw()
+        self.steps.value = ""
+        if self.learner_side == "pro":
+            self._ready()
+        else:
+            self._work(self._reply)
+
+    def send(self, text: str | None = None) -> None:
+        """The learner's turn (the box's text), then the agent's reply."""
+        if self.transcript is None or self.busy:
+            return
+        text = " ".join((self.input.value if text is None else text).split())
+        if not text:
+            self._say("Write your argument first.", error=True)
+            return
+        if len(text) > MAX_CHARS:
+            self._say(f"That is {len(text)} characters; a turn holds at most {MAX_CHARS}.", True)
+            return
+        self.transcript.add(
+            utterance_turn(self.learner_side, text, self.transcript.title, self.name)
+        )
+        self.input.value = ""
+        self._save()
+        self._draw()
+        self._work(self._reply)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the agent has answered (for tests and scripts)."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    async def _reply(self) -> None:
+        tr = self.transcript
+        assert tr is not None
+        self._live = []
+        self._paint_live(force=True)
+        result = await self.debater.anext(
+            tr.title,
+            utterances(tr),
+            stance=other(self.learner_side),
+            on_chunk=self._chunk,
+            on_step=self._step,
+        )
+        for t in result.turns:
+            tr.add(t)
+        self.live.value = ""
+        self._save()
+        self._draw()
+        self.steps.value = steps_html(list(result.turns)) + (
+            "<ul style='color:#a60'>"
+            + "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
+            + "</ul>"
+            if result.notes
+            else ""
+        )
+        c = result.cost
+        self.note.text(
+            f"Last reply ({result.method}, {c.calls} model calls, {c.latency_s:.1f} s): "
+            f"{result.text[:400]}"
+        )
+
+    def _work(self, coro: Any) -> None:
+        self.error = None
+        self._set_input(False)
+        self._say("The agent is thinking…")
+
+        def target() -> None:
+            try:
+                asyncio.run(coro())
+                self._say("")
+            except BaseException as exc:  # shown in the widget; a thread must not die silently
+                self.error = exc
+                self._say(f"{type(exc).__name__}: {exc}", error=True)
+            finally:
+                self._ready()
+
+        self.thread = threading.Thread(target=target, daemon=True, name="argnb-debate")
+        self.thread.start()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _say(self, text: str, error: bool = False) -> None:
+        colour = "#a50f15" if error else "#555"
+        self.status.value = (
+            f"<span style='color:{colour}'>{html.escape(text)}</span>" if text else ""
+        )
+
+    def _ready(self) -> None:
+        self._set_input(self.transcript is not None)
+
+    def _set_input(self, on: bool) -> None:
+        self.input.disabled = self.send_button.disabled = not on
+        side = SIDE_WORDS[self.learner_side]
+        self.input.placeholder = (
+            f"Your turn: argue {side} the motion, then Send." if on else "Wait for the agent…"
+        )
+
+    def _draw(self) -> None:
+        tr = self.transcript
+        if tr is None:
+            return
+        said = utterances(tr)
+        head = f"<div style='font-weight:bold'>{html.escape(tr.title)}</div>"
+        body = "".join(utterance_box(t) for t in said) or (
+            "<div style='color:#999'>No turns yet.</div>"
+        )
+        self.dialogue.value = head + body
+
+    def _step(self, turn: Turn) -> None:
+        if turn.role == "writing":  # a draft or a revision starts streaming
+            self._live = []
+        label = "writing a draft" if turn.role in ("writing", "retrieval") else turn.role
+        self._say(f"The agent is {label}…" if turn.role != "utterance" else "")
+
+    def _chunk(self, text: str) -> None:
+        self._live.append(text)
+        self._paint_live()
+
+    def _paint_live(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._painted < REPAINT_S:
+            return
+        self._painted = now
+        side = other(self.learner_side)
+        self.live.value = utterance_box(
+            Turn(
+                speaker=f"{self.debater.name} (writing…)",
+                role="utterance",
+                text="".join(self._live),
+                payload={"kind": "debate.utterance", "stance": side},
+            )
+        )
+
+    def _save(self) -> None:
+        if self.autosave is not None and self.transcript is not None:
+            self.transcript.save(self.autosave)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+        self.note.display()

@@ -1,0 +1,45 @@
+"""The learner-debates-the-agent widget, driven from Python (the browser suite drives it in
+JupyterLab)."""
+
+from __future__ import annotations
+
+from argnb.debate.corpora import example_memory
+from argnb.debate.generate import Debater
+from argnb.debate.retrieve import Retriever
+from argnb.debate.simulate import utterances
+from argnb.debate.widget import DebateWidget
+from argnb.transcript import Transcript
+
+from .test_generate import role_backend
+
+EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
+def test_a_learner_turn_gets_a_streamed_reply_with_its_steps(tmp_path):
+    b = role_backend(text=f"Shops adapt when streets are calm. {EVIL}")
+    d = Debater(b, "rdebater", Retriever(example_memory(), method="bm25", k=3), name="Agent")
+    w = DebateWidget(d, ["Cities should close their centres to cars"], autosave=tmp_path / "s.json")
+    w.start()
+    assert not w.input.disabled  # the learner argues for the motion: the learner opens
+    w.send(f"Fumes harm children on their way to school. {EVIL}")
+    w.wait(30)
+    assert w.error is None
+    said = utterances(w.transcript)
+    assert [(t.speaker, t.payload.stance) for t in said] == [("You", "pro"), ("Agent", "con")]
+    assert "<script>" not in w.dialogue.value and "&lt;script&gt;" in w.dialogue.value
+    assert "<img" not in w.steps.value and "flaws" in w.steps.value
+    assert "verdict" in w.steps.value and not w.input.disabled
+    assert "Last reply (rdebater" in w.note.result_html
+    saved = Transcript.load(tmp_path / "s.json")
+    assert len(utterances(saved)) == 2
+
+
+def test_the_agent_opens_when_the_learner_argues_against_and_empty_turns_are_refused(tmp_path):
+    d = Debater(role_backend(text="Cars poison the air."), "llm", name="Agent")
+    w = DebateWidget(d, ["Ban cars"], side="con", autosave=None)
+    w.start()
+    w.wait(30)
+    assert [t.payload.stance for t in utterances(w.transcript)] == ["pro"]
+    w.send("   ")
+    assert "Write your argument first" in w.status.value
+    assert len(utterances(w.transcript)) == 1
