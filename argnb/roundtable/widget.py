@@ -169,7 +169,12 @@ class RoundtableWidget:
         )
 
         # -- analyzer side panel ------------------------------------------------------------
-        self.analyze_button = w.Button(description="Analyze now", icon="search", disabled=True)
+        self.analyze_button = w.Button(
+            description="Analyze now",
+            icon="search",
+            disabled=True,
+            layout=w.Layout(width="auto", min_width="max-content"),
+        )
         self.history = w.Dropdown(
             options=[], description="Analysis", layout=w.Layout(width="230px")
         )
@@ -179,7 +184,10 @@ class RoundtableWidget:
         self.map_view.add_class("argnb-rt-map")
         right = w.VBox(
             [
-                w.HBox([w.HTML("<b>Analyzer</b>"), self.history, self.analyze_button]),
+                w.HBox(  # wraps on a narrow screen instead of cutting the button's label
+                    [w.HTML("<b>Analyzer</b>"), self.history, self.analyze_button],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
                 w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow="auto")),
                 w.HTML(
                     "<b>Argument map</b> <span style='color:#777;font-size:11px'>(colour: who said it)</span>"
@@ -207,7 +215,11 @@ class RoundtableWidget:
         )
         self.heartbeat.observe(self._on_beat, names="value")
 
-        self.widget = w.VBox(
+        from argnb.widgets.static import StaticNote, live_box
+
+        self.note = StaticNote()
+        self.widget = live_box(
+            "roundtable",
             [
                 self.gone,
                 self.heartbeat,
@@ -215,7 +227,7 @@ class RoundtableWidget:
                 w.HBox([self.start_button, self.status]),
                 w.HBox([left, right]),
                 self.feedback_box,
-            ]
+            ],
         )
         self.widget.add_class("argnb-roundtable")
         self.start_button.on_click(lambda _: self.start())
@@ -422,6 +434,11 @@ class RoundtableWidget:
             self._add_analysis(tr)
             return
         shown = turn_html(tr, turn)
+        if turn.text and turn.role != "agenda":
+            said = sum(1 for t in tr.turns if isinstance(t.payload, Contribution))
+            self.note.text(
+                f"{tr.title}: {said} contributions so far; last, {turn.speaker}: {turn.text[:300]}"
+            )
         if isinstance(p, Contribution) and self._live is not None:
             self._live.value = shown
             self._live = None
@@ -508,6 +525,7 @@ class RoundtableWidget:
         from IPython.display import display
 
         display(self.widget)
+        self.note.display()
         if not self._watching:
             self._watching = True
             threading.Thread(

@@ -150,9 +150,11 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
         _stop(proc)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(playwright_api) -> Iterator[object]:
-    """One headless Chromium for the session (a fresh page per notebook)."""
+    """One headless Chromium for the module (a fresh page per notebook). Not for the session:
+    Playwright's sync API keeps an event loop running in the main thread while it is open, and
+    every later test that calls ``asyncio.run`` would fail."""
     with playwright_api() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
