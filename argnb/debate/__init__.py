@@ -1,10 +1,15 @@
-"""Retrieval-augmented debate, first half: the argumentative memory a debater recalls from.
+"""Retrieval-augmented debate (after R-Debater): an argumentative memory and debaters who use it.
 
-Argumentation schemes as data (with Walton's critical questions), an SQLite memory of real
-debate utterances with the schemes they use and a quality label per scheme, builders for the
-IQ2 and IBM corpora (and any table, and argnb's own debate transcripts), the scheme annotation,
-scoring and keyword agents, agreement metrics against a gold set, and traced hybrid retrieval
-(keywords -> BM25 -> cosine re-rank -> scheme priors).
+First half, the memory: argumentation schemes as data (with Walton's critical questions), an
+SQLite memory of real debate utterances with the schemes they use and a quality label per
+scheme, builders for the IQ2 and IBM corpora (and any table, and argnb's own debate
+transcripts), the scheme annotation, scoring and keyword agents, agreement metrics against a gold
+set, and traced hybrid retrieval (keywords -> BM25 -> cosine re-rank -> scheme priors).
+
+Second half, the debate: the logic agent (predicates -> reasoning chain -> flaws), the
+generate -> summarize -> judge -> revise loop with a bound, the llm / naive-rag / rdebater methods
+and ablations on one :class:`Debater`, the stance predicate, multi-turn simulation, evaluation
+(InspireScore- and Debatrix-style judges, sides swapped), the debate map and the learner's widget.
 
     >>> from argnb import debate
     >>> "retrieve" in debate.__all__ and "Store" in debate.__all__
@@ -47,6 +52,19 @@ _LAZY = {
     "retrieve": "argnb.debate.retrieve",
     "lexical_keywords": "argnb.debate.retrieve",
     "index_for": "argnb.debate.retrieve",
+    "LogicAgent": "argnb.debate.logic",
+    "LogicResult": "argnb.debate.logic",
+    "Debater": "argnb.debate.generate",
+    "Method": "argnb.debate.generate",
+    "METHODS": "argnb.debate.generate",
+    "NextUtterance": "argnb.debate.generate",
+    "worst_case_calls": "argnb.debate.generate",
+    "asimulate": "argnb.debate.simulate",
+    "debate_map": "argnb.debate.mapping",
+    "DebateWidget": "argnb.debate.widget",
+    "read_debates": "argnb.debate.runs",
+    "next_items": "argnb.debate.runs",
+    "next_run": "argnb.debate.runs",
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY)

@@ -224,6 +224,9 @@ class Debater:
     ``retriever`` is needed by every method that retrieves (``naive-rag``, ``rdebater*``); the
     judge, summary and stance agents use ``judge`` when given (default: the same backend).
     ``keyword_agent=False`` takes the lexical keywords instead of the keyword agent.
+    ``same_motion=False`` (the default) never recalls passages of the debated motion itself --
+    for a debate taken from the memory's own corpus they would be its future turns; set it to
+    True to let a learner's debate on one of the memory's motions recall that motion's passages.
     """
 
     backend: Backend
@@ -235,6 +238,7 @@ class Debater:
     words: int = WORDS
     k: int = 5
     keyword_agent: bool = True
+    same_motion: bool = False
     options: Options | None = None
     prompt_dir: str | None = None
     schemes: SchemeSet | None = None
@@ -270,6 +274,7 @@ class Debater:
             "words": self.words,
             "k": self.k,
             "keywords": "agent" if self.keyword_agent else "lexical",
+            "same_motion": self.same_motion,
         }
         if self.judge is not None:
             out["judge"] = self.judge.describe()
@@ -307,7 +312,11 @@ class Debater:
             if keywords is None:
                 note = "the keyword agent's answer was invalid: lexical keywords used"
         trace = await self.retriever.aretrieve(
-            text, stance=stance, k=self.k, keywords=keywords, exclude_topics=[topic]
+            text,
+            stance=stance,
+            k=self.k,
+            keywords=keywords,
+            exclude_topics=[] if self.same_motion else [topic],
         )
         if keywords is not None:
             trace.keyword_source = "agent"
