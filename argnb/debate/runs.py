@@ -1,7 +1,8 @@
 """Next-utterance generation over many debates: the paper's experiment 1, as a resumable batch.
 
 :func:`read_debates` reads a debates file in the IQ2 layout (rows ``debate_id, topic, turn,
-stance, speaker, text``; moderator, host and audience rows dropped). :func:`next_items` cuts each
+stance, speaker, text``; moderator, host and audience rows and turns under 12 words dropped).
+:func:`next_items` cuts each
 debate after its first ``cut`` argumentative turns: those are the history, and the side of the
 real turn ``cut + 1`` is the side to speak (the real turn is kept as ``reference``, for a reader
 who wants to compare). :func:`anext_run` generates one utterance per item with a
@@ -39,8 +40,14 @@ class Debate:
     turns: list[dict[str, str]]
 
 
-def read_debates(path: str | Path) -> dict[str, Debate]:
-    """The debates of a file in the IQ2 layout, in file order (see the module docstring)."""
+#: turns shorter than this are not arguments ("Thank you.", "Yes.") and are dropped, as the
+#: memory builders drop them
+MIN_WORDS = 12
+
+
+def read_debates(path: str | Path, *, min_words: int = MIN_WORDS) -> dict[str, Debate]:
+    """The debates of a file in the IQ2 layout, in file order (see the module docstring);
+    turns under ``min_words`` words are dropped."""
     from argnb.debate.files import read_rows
 
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -53,7 +60,8 @@ def read_debates(path: str | Path) -> dict[str, Debate]:
             )
         did = str(row["debate_id"])
         topics.setdefault(did, str(row.get("topic", "")))
-        if str(row.get("stance", "")).lower() in SIDES and str(row["text"]).strip():
+        words = len(str(row["text"]).split())
+        if str(row.get("stance", "")).lower() in SIDES and words >= min_words:
             rows.setdefault(did, []).append(row)
     if not topics:
         raise ArgnbError(f"{path} holds no debate turns", hint="check the file")

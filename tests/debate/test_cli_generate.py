@@ -14,12 +14,48 @@ from argnb.transcript import Transcript
 from .test_generate import role_backend
 
 ROWS = [
-    ("d1", "Cities should close their centres to cars", 0, "moderator", "Welcome, everyone."),
-    ("d1", "Cities should close their centres to cars", 1, "pro", "Fumes harm children."),
-    ("d1", "Cities should close their centres to cars", 2, "con", "Shops will close."),
-    ("d1", "Cities should close their centres to cars", 3, "pro", "Oslo kept its shops."),
-    ("d2", "Schools should drop homework", 0, "pro", "Homework steals play time."),
-    ("d2", "Schools should drop homework", 1, "con", "Reading at home helps."),
+    (
+        "d1",
+        "Cities should close their centres to cars",
+        0,
+        "moderator",
+        "Welcome, everyone, to tonight's debate on cars in our city centres.",
+    ),
+    (
+        "d1",
+        "Cities should close their centres to cars",
+        1,
+        "pro",
+        "Fumes from cars harm the lungs of children who walk to school every day.",
+    ),
+    (
+        "d1",
+        "Cities should close their centres to cars",
+        2,
+        "con",
+        "Shops in the centre will close when their customers can no longer drive there.",
+    ),
+    (
+        "d1",
+        "Cities should close their centres to cars",
+        3,
+        "pro",
+        "Oslo closed its centre to cars and its shops kept their customers and sales.",
+    ),
+    (
+        "d2",
+        "Schools should drop homework",
+        0,
+        "pro",
+        "Homework steals the play time that young children need to grow up well.",
+    ),
+    (
+        "d2",
+        "Schools should drop homework",
+        1,
+        "con",
+        "Reading at home with parents helps young children learn to read much faster.",
+    ),
 ]
 
 
@@ -50,8 +86,13 @@ def test_items_cut_the_debates_and_take_the_real_next_side(files):
     _, debates, _ = files
     items = next_items(read_debates(debates), 2)
     assert [(i["id"], i["stance"], len(i["history"])) for i in items] == [("d1@2", "pro", 2)]
-    assert items[0]["reference"] == "Oslo kept its shops."  # the moderator row is gone
+    assert (
+        items[0]["reference"]
+        == "Oslo closed its centre to cars and its shops kept their customers and sales."
+    )  # the moderator row is gone
     assert [i["id"] for i in next_items(read_debates(debates), 1)] == ["d1@1", "d2@1"]
+    strict = read_debates(debates, min_words=14)  # d2's 13-word turns count as no argument
+    assert [len(d.turns) for d in strict.values()] == [3]
 
 
 def test_next_runs_resumes_and_reports(files, capsys, monkeypatch):
