@@ -18,14 +18,9 @@ def _print(args: argparse.Namespace, *lines: object) -> None:
 
 
 def _store(path: str, *, must_exist: bool = True) -> Any:
-    from argnb.debate.memory import Store
+    from argnb.debate.memory import open_store
 
-    if must_exist and not Path(path).is_file():
-        raise ArgnbError(
-            f"no memory at {path}",
-            hint="build one: argnb debate memory build --from example --db " + path,
-        )
-    return Store(path)
+    return open_store(path, must_exist=must_exist)
 
 
 def _connect_kw(args: argparse.Namespace) -> dict[str, Any]:

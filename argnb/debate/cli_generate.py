@@ -72,7 +72,7 @@ def _debater(args: argparse.Namespace, method: str, backend: Any, store: Any, na
 
 
 def _memory(args: argparse.Namespace, needed: bool) -> Any:
-    from argnb.debate.cli import _store
+    from argnb.debate.memory import open_store
 
     if args.db is None:
         if needed:
@@ -81,7 +81,7 @@ def _memory(args: argparse.Namespace, needed: bool) -> Any:
                 hint="build one: argnb debate memory build --from example --db memory.db",
             )
         return None
-    return _store(args.db)
+    return open_store(args.db)
 
 
 def _next(args: argparse.Namespace) -> int:

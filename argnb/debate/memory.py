@@ -547,6 +547,17 @@ class Store:
         return n
 
 
+def open_store(path: str | Path, *, must_exist: bool = True) -> Store:
+    """The memory at ``path``; a missing file is an error that says how to build one (unless
+    ``must_exist=False``: then it is created)."""
+    if must_exist and not Path(path).is_file():
+        raise ArgnbError(
+            f"no memory at {path}",
+            hint=f"build one: argnb debate memory build --from example --db {path}",
+        )
+    return Store(path)
+
+
 def _where(**conds: str | None) -> tuple[str, list[Any]]:
     parts, params = [], []
     for col, val in conds.items():
