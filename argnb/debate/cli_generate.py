@@ -1,4 +1,4 @@
-"""``argnb debate next`` and ``argnb debate simulate``: generation on the command line.
+"""``argnb debate next``, ``simulate`` and ``evaluate``: generation and judging on the command line.
 
 Defaults are chosen here (the backend from the shared flags, the memory's own embedding model),
 never in the protocol modules.
@@ -181,6 +181,41 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate(args: argparse.Namespace) -> int:
+    from argnb.cli_common import backend_from_args, output_path, print_json
+    from argnb.debate.evaluate import evaluate_file, read_items
+
+    out = output_path(args.out)
+    read_items(args.utterances, args.judge)  # a wrong file fails before any model is loaded
+    summary = evaluate_file(
+        args.utterances,
+        args.judge,
+        backend_from_args(args),
+        out=out,
+        limit=args.limit,
+        concurrency=args.concurrency,
+        progress=not args.quiet,
+    )
+    d = summary.to_dict()
+    if args.judge == "inspire":
+        _say(
+            args,
+            f"{d['n']} utterances ({d['invalid']} invalid): InspireScore {d['score']}; "
+            f"subjective {d['subjective']}, logic {d['logic']}, fact {d['fact']} "
+            f"(claims {d['claims']}; {d['without_claims']} utterances without factual claims)",
+        )
+    else:
+        _say(
+            args,
+            f"{d['n']} debates ({d['invalid']} invalid): wins {d['wins']}; "
+            f"verdict flipped when the sides were swapped: {d['flip_rate']}; "
+            f"pro {d['pro']}; con {d['con']}",
+        )
+    if args.json:
+        print_json(d)
+    return 0
+
+
 def _generation_args(p: argparse.ArgumentParser) -> None:
     from argnb.cli_common import add_backend_args, positive_int
     from argnb.debate.generate import MAX_REVISIONS, WORDS
@@ -212,8 +247,8 @@ def _generation_args(p: argparse.ArgumentParser) -> None:
 
 
 def register_generation(cmds: argparse._SubParsersAction) -> None:
-    """Add ``next`` and ``simulate`` to ``argnb debate``."""
-    from argnb.cli_common import add_run_args, positive_int
+    """Add ``next``, ``simulate`` and ``evaluate`` to ``argnb debate``."""
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int
     from argnb.debate.generate import METHODS
 
     n = cmds.add_parser(
@@ -252,3 +287,21 @@ def register_generation(cmds: argparse._SubParsersAction) -> None:
     _generation_args(s)
     add_run_args(s, out="the transcript file to write (JSON)")
     s.set_defaults(func=_simulate)
+
+    e = cmds.add_parser(
+        "evaluate",
+        help="judge utterances (inspire) or whole debates (debatrix, sides swapped)",
+        description="--utterances takes the results of `argnb debate next` (.jsonl), a saved "
+        "debate transcript (.json: simulate --out, or the widget's) or a debates file in the "
+        "IQ2 layout. inspire: subjective, logic and fact in [0, 1] per generated utterance "
+        "(claims the evidence does not settle are unverifiable, not true). debatrix: argument, "
+        "source, language, overall per side and a winner, judged twice with the sides swapped; "
+        "the flip rate says how often the verdict changed. Resumable with --out.",
+    )
+    e.add_argument("--utterances", required=True, help="the file to evaluate")
+    e.add_argument("--judge", choices=["inspire", "debatrix"], required=True)
+    add_backend_args(e)
+    add_run_args(
+        e, out="evaluation records (JSON Lines, appended to)", limit=True, concurrency=True
+    )
+    e.set_defaults(func=_evaluate)
