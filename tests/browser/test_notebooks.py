@@ -130,6 +130,28 @@ def rate_critique(nb: Notebook, ctx: dict) -> str:
     return "Your ratings so far (1"
 
 
+def debate_the_agent(nb: Notebook, ctx: dict) -> str:
+    """04: start a debate for the motion, send a turn (with markup that must stay text), and
+    read the agent's streamed reply and its steps."""
+    cell = nb.cell("DebateWidget(agent")
+    cell.locator("button", has_text="Start").click()
+    box = cell.locator(".argnb-debate-input textarea")
+    from playwright.sync_api import expect
+
+    expect(box).to_be_enabled(timeout=UI_TIMEOUT_MS)
+    box.fill(
+        "Cars fill our streets with noise and fumes, and children pay for it. "
+        '<img src=x onerror="window.__argnbXss=1">'
+    )
+    cell.locator("button", has_text="Send").click()
+    cell.locator(".argnb-debate-steps details").first.wait_for(timeout=10 * UI_TIMEOUT_MS)
+    dialogue = cell.locator(".argnb-debate-dialogue").inner_text()
+    assert "<img src=x" in dialogue, "the learner's markup should show as text"
+    assert nb.page.evaluate("() => window.__argnbXss") is None, "markup from the learner ran"
+    cell.locator(".argnb-static-result", has_text="Last reply").wait_for(timeout=UI_TIMEOUT_MS)
+    return "Last reply"
+
+
 Interaction = Callable[[Notebook, dict], str]
 
 
@@ -142,7 +164,7 @@ class Case:
     show: tuple[str, ...] = ()  # texts of further cells to photograph, live and reopened
 
 
-#: one line per notebook (04 and 05 join here)
+#: one line per notebook
 NOTEBOOKS: dict[str, Case] = {
     "00_setup.ipynb": Case("picker = BackendPicker()", connect_picker, ("again = argnb",)),
     "01_fallacy_deliberation.ipynb": Case(
@@ -153,6 +175,9 @@ NOTEBOOKS: dict[str, Case] = {
     ),
     "03_critique_rating.ipynb": Case(
         "widget = RatingWidget(", rate_critique, ("demo.preview(", "board = score_many(")
+    ),
+    "04_retrieval_debate.ipynb": Case(
+        "DebateWidget(agent", debate_the_agent, ("debate_map(debate).show(", "trace.priors_frame()")
     ),
     # the widget's own interaction (human turns, XSS, kernel notice): tests/roundtable/test_browser.py
     "05_roundtable.ipynb": Case(),
