@@ -38,7 +38,7 @@ def debate_map(tr: Transcript) -> ArgumentMap:
     for i, (turn, label) in enumerate(zip(turns, labels, strict=True)):
         p = turn.payload
         move = f"m{i}"
-        m.add_move(move, turn.speaker, turn.text)
+        m.add_move(move, p.stance, turn.text)  # the side speaks (one colour per side)
         m.add_claim(label, turn.text, agent=p.stance, move=move, label=label)
         opponent = "con" if p.stance == "pro" else "pro"
         known = [t for t in getattr(p, "targets", []) if t in labels[:i]]
