@@ -73,7 +73,7 @@ class PredicatesAnswer(Answer):
 
 
 class ChainAnswer(Answer):
-    chain: str = Field(max_length=1200)
+    chain: str = Field(max_length=1000)
 
 
 class FlawAnswer(Answer):

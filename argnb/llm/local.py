@@ -170,6 +170,29 @@ def _close_all() -> None:
     _MODELS.clear()
 
 
+#: the longest string a llama.cpp grammar can bound: a schema's ``maxLength`` becomes that many
+#: nested optional rules, and from about 1,100 llama.cpp refuses the grammar and then crashes the
+#: whole process (measured with llama-cpp-python 0.3.x: 1,000 works, 1,200 segfaults)
+GRAMMAR_MAX_LENGTH = 1000
+
+
+def grammar_safe(schema: Any) -> Any:
+    """``schema`` with every ``maxLength`` capped at :data:`GRAMMAR_MAX_LENGTH` (the answer is
+    still validated against the real schema; only the decoding bound is tighter).
+
+    >>> grammar_safe({"properties": {"a": {"type": "string", "maxLength": 5000}}})
+    {'properties': {'a': {'type': 'string', 'maxLength': 1000}}}
+    """
+    if isinstance(schema, dict):
+        out = {k: grammar_safe(v) for k, v in schema.items()}
+        if isinstance(out.get("maxLength"), int):
+            out["maxLength"] = min(out["maxLength"], GRAMMAR_MAX_LENGTH)
+        return out
+    if isinstance(schema, list):
+        return [grammar_safe(v) for v in schema]
+    return schema
+
+
 class LocalBackend(Backend):
     """llama.cpp in-process; one request at a time per loaded model.
 
@@ -221,7 +244,7 @@ class LocalBackend(Backend):
         if options.seed is not None:
             kwargs["seed"] = options.seed
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+            kwargs["response_format"] = {"type": "json_object", "schema": grammar_safe(schema)}
         return kwargs
 
     def _begin(self) -> RequestHook:

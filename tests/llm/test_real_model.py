@@ -161,3 +161,25 @@ def test_openai_backend_streams_from_real_llama_cpp_server(llama_server, monkeyp
         return [c async for c in a]
 
     assert "".join(asyncio.run(collect())) == a.reply.text
+
+
+@pytest.mark.model
+def test_a_long_string_field_does_not_crash_the_embedded_model():
+    """llama.cpp turns maxLength into nested grammar rules and, above ~1,100, crashed the whole
+    process (a debate schema with 1,200 did). Run in a child process: a crash fails the test
+    instead of killing pytest."""
+    code = (
+        "from pydantic import Field\n"
+        "from argnb.llm.answer import Answer\n"
+        "from argnb.llm import LocalBackend, structured_call\n"
+        "from argnb.errors import InvalidOutput\n"
+        "class C(Answer):\n"
+        "    chain: str = Field(max_length=5000)\n"
+        "try:\n"
+        "    structured_call(LocalBackend(cache=None), 'Answer in JSON.', C)\n"
+        "except InvalidOutput:\n"
+        "    pass\n"
+        "print('alive')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "alive" in run.stdout, run.stderr[-500:]
