@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
 
 SIDE_COLOURS = {"pro": "#1f77b4", "con": "#ff7f0e"}
-_BOX = "margin:4px 0;padding:6px 8px;border-left:4px solid {c};background:#fafafa"
+_BOX = (
+    "margin:4px 0;padding:6px 8px;border-left:4px solid {c};background:#fafafa;"
+    "overflow-wrap:anywhere"  # a model's unbroken string wraps instead of overflowing
+)
 
 
 def e(value: Any) -> str:

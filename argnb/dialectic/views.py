@@ -113,7 +113,7 @@ def turn_html(t: Turn, labelling: dict[str, str] | None = None) -> str:
         body = _e(t.text)
     return (
         f"<div style='background:{bg};border-radius:6px;padding:6px 10px;margin:4px 0;"
-        f"font:14px sans-serif'>{title}<div style='margin-top:4px'>{body}</div></div>"
+        f"font:14px sans-serif;overflow-wrap:anywhere'>{title}<div style='margin-top:4px'>{body}</div></div>"
     )
 
 
