@@ -293,7 +293,7 @@ def register_generation(cmds: argparse._SubParsersAction) -> None:
         help="judge utterances (inspire) or whole debates (debatrix, sides swapped)",
         description="--utterances takes the results of `argnb debate next` (.jsonl), a saved "
         "debate transcript (.json: simulate --out, or the widget's) or a debates file in the "
-        "IQ2 layout. inspire: subjective, logic and fact in [0, 1] per generated utterance "
+        "IQ2 layout. inspire: subjective, logic and fact in [0, 1] per utterance "
         "(claims the evidence does not settle are unverifiable, not true). debatrix: argument, "
         "source, language, overall per side and a winner, judged twice with the sides swapped; "
         "the flip rate says how often the verdict changed. Resumable with --out.",

@@ -47,6 +47,10 @@ PACKAGE = "argnb.debate"
 SUBJECTIVE = ("emotional_appeal", "clarity", "arrangement", "relevance")
 LOGIC = ("validity", "stance_consistency")
 STATUSES = ("supported", "contradicted", "unverifiable")
+JUDGES = ("inspire", "debatrix")
+INSPIRE = ("subjective", "logic", "fact", "score")
+DIMENSIONS = ("argument", "source", "language", "overall")
+WINNERS = ("pro", "con", "tie", "split")
 #: words of one turn a judge reads (IQ2 opening statements run to 1,500 words)
 TURN_WORDS = 250
 
@@ -109,11 +113,22 @@ def _history(history: Sequence[dict[str, Any]]) -> str:
 
 
 def _evidence(evidence: Sequence[dict[str, Any]]) -> str:
+    """The passages as the judge sees them, labelled E1, E2, ... (memory ids are long, and a
+    small model copies a short label more reliably)."""
     lines = [
-        f"[{e.get('id', i)}] {clip(' '.join(str(e.get('text', '')).split()), 80)}"
+        f"[E{i}] {clip(' '.join(str(e.get('text', '')).split()), 80)}"
         for i, e in enumerate(evidence, 1)
     ]
     return "\n".join(lines) or "(no passages: every factual claim is unverifiable)"
+
+
+def _evidence_ids(evidence: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """What a judge may cite -> the passage's id: its label (``E2``, any case) or its own id."""
+    out: dict[str, str] = {}
+    for i, e in enumerate(evidence, 1):
+        real = str(e.get("id", f"E{i}"))
+        out[f"e{i}"] = out[real.lower()] = real
+    return out
 
 
 @dataclass(frozen=True)
@@ -169,7 +184,8 @@ class InspireJudge:
     prompt_dir: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {"judge": "inspire", **self.backend.describe()}
+        out = {"judge": "inspire", **self.backend.describe()}
+        return out | ({"prompt_dir": str(self.prompt_dir)} if self.prompt_dir else {})
 
     async def ajudge(
         self,
@@ -183,15 +199,17 @@ class InspireJudge:
     ) -> InspireResult:
         t = load(PACKAGE, "inspire", self.prompt_dir, sectioned=True)
         agent = Agent("inspire judge", self.backend, self.options, system=t.render("system"))
-        known = {str(e.get("id", i)) for i, e in enumerate(evidence, 1)}
+        known = _evidence_ids(evidence)
 
         def scores(v: Any) -> InspireScores:
             ratings = {k: int(getattr(v, k)) for k in (*SUBJECTIVE, *LOGIC)}
             claims = []
             for c in v.claims:
-                ref = c.evidence.strip().strip("[]")
+                cited = c.evidence.strip().strip("[]").strip()
+                ref = known.get(cited.lower(), cited)
                 # a verdict that rests on a passage nobody showed the judge settles nothing
-                status = c.status if c.status == "unverifiable" or ref in known else "unverifiable"
+                shown = cited.lower() in known
+                status = c.status if c.status == "unverifiable" or shown else "unverifiable"
                 claims.append(
                     ClaimCheck(claim=" ".join(c.claim.split()), status=status, evidence=ref)
                 )
@@ -227,6 +245,22 @@ class InspireJudge:
         return run_sync(self.ajudge(text, **kw))
 
 
+def relative(pro: dict[str, float], con: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Each side's score divided by the mean of both sides, per dimension -- the form of the
+    paper's Table 2: the two sides sum to 2, 1 each is a draw, and the scale a judge happens to
+    use cancels out.
+
+    >>> relative({"overall": 6.0}, {"overall": 2.0})
+    {'pro': {'overall': 1.5}, 'con': {'overall': 0.5}}
+    """
+    out: dict[str, dict[str, float]] = {"pro": {}, "con": {}}
+    for k in pro:
+        m = (pro[k] + con[k]) / 2
+        out["pro"][k] = round(pro[k] / m, 3) if m else 1.0
+        out["con"][k] = round(con[k] / m, 3) if m else 1.0
+    return out
+
+
 @dataclass(frozen=True)
 class DebatrixResult:
     """Both passes over one debate (None where a pass was invalid), and what they agree on."""
@@ -255,23 +289,12 @@ class DebatrixResult:
         got = [getattr(v, side) for v in (self.normal, self.swapped) if v is not None]
         if not got:
             return None
-        return {
-            k: round(statistics.fmean(getattr(s, k) for s in got), 3)
-            for k in ("argument", "source", "language", "overall")
-        }
+        return {k: round(statistics.fmean(getattr(s, k) for s in got), 3) for k in DIMENSIONS}
 
     def relative(self) -> dict[str, dict[str, float]] | None:
-        """The paper's Table 2 form: each side's mean divided by the mean of both sides, so the
-        two sides sum to 2 on every dimension (1 each: a draw)."""
+        """The per-side means in the paper's Table 2 form (see :func:`relative`)."""
         pro, con = self.mean("pro"), self.mean("con")
-        if pro is None or con is None:
-            return None
-        out: dict[str, dict[str, float]] = {"pro": {}, "con": {}}
-        for k in pro:
-            m = (pro[k] + con[k]) / 2
-            out["pro"][k] = round(pro[k] / m, 3) if m else 1.0
-            out["con"][k] = round(con[k] / m, 3) if m else 1.0
-        return out
+        return None if pro is None or con is None else relative(pro, con)
 
     @property
     def winner(self) -> str | None:
@@ -310,7 +333,8 @@ class DebatrixJudge:
     prompt_dir: str | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {"judge": "debatrix", **self.backend.describe()}
+        out = {"judge": "debatrix", **self.backend.describe()}
+        return out | ({"prompt_dir": str(self.prompt_dir)} if self.prompt_dir else {})
 
     async def _pass(
         self, turns: Sequence[dict[str, Any]], topic: str, debate_id: str, swapped: bool
@@ -319,7 +343,7 @@ class DebatrixJudge:
         b_side = "pro" if swapped else "con"
         label = {a_side: "A", b_side: "B"}
         debate = "\n".join(
-            f"[{label[t['stance']]}] {clip(' '.join(str(t['text']).split()), TURN_WORDS)}"
+            f"Side {label[t['stance']]}: {clip(' '.join(str(t['text']).split()), TURN_WORDS)}"
             for t in turns
             if t.get("stance") in label and str(t.get("text", "")).strip()
         )
@@ -372,17 +396,22 @@ def _side(s: Any) -> SideScores:
 
 # -- files ---------------------------------------------------------------------------------
 def _from_transcript(tr: Transcript, name: str) -> tuple[list[dict], list[dict]]:
-    """(utterance items, debate items) of a saved simulation or learner debate."""
-    said, evidence, pending = [], [], []
+    """(utterance items, debate items) of a saved simulation or learner debate. Every utterance
+    is an item; its evidence is what was retrieved since the previous utterance (none for a
+    given or human turn, so its factual claims can only be unverifiable)."""
+    said: list[dict[str, Any]] = []
+    rest: list[tuple[str, list[dict[str, Any]]]] = []  # (method, evidence) per utterance
+    pending: dict[str, dict[str, Any]] = {}
     for t in tr.turns:
         p = t.payload
         if p.kind == "debate.retrieval":
-            pending = [{"id": r.get("id"), "text": r.get("text", "")} for r in p.records]
-        elif t.role == "utterance" and p.kind == "debate.utterance" and t.valid and t.text:
-            said.append({"stance": p.stance, "text": t.text, "speaker": t.speaker,
-                         "generated": bool(p.method)})  # fmt: skip
-            evidence.append(pending)
-            pending = []
+            for r in p.get("records") or []:
+                if str(r.get("text", "")).strip():
+                    pending.setdefault(str(r.get("id")), {"id": r.get("id"), "text": r["text"]})
+        elif t.role == "utterance" and p.kind == "debate.utterance" and t.valid and t.text.strip():
+            said.append({"stance": p.stance, "speaker": t.speaker, "text": t.text})
+            rest.append((p.method, list(pending.values())))
+            pending = {}
     topic = tr.title or str(tr.meta.get("topic", ""))
     utts = [
         {
@@ -391,119 +420,187 @@ def _from_transcript(tr: Transcript, name: str) -> tuple[list[dict], list[dict]]
             "stance": s["stance"],
             "text": s["text"],
             "history": said[:i],
-            "evidence": [e for e in ev if e.get("text")],
+            "evidence": ev,
+            "method": method,
         }
-        for i, (s, ev) in enumerate(zip(said, evidence, strict=True))
-        if s["generated"]
+        for i, (s, (method, ev)) in enumerate(zip(said, rest, strict=True))
     ]
-    return utts, [{"id": name, "topic": topic, "turns": said}]
+    return utts, ([{"id": name, "topic": topic, "turns": said}] if said else [])
+
+
+def _transcript(p: Path) -> Transcript | None:
+    """``p`` as a saved debate transcript, or None when it is no transcript at all (the other
+    formats are JSON Lines or CSV, which never parse as one JSON object with turns)."""
+    from argnb.datafiles import read_text
+
+    try:
+        data = json.loads(read_text(p, "--utterances"))
+    except json.JSONDecodeError:
+        return None
+    if not (isinstance(data, dict) and "kind" in data and "turns" in data):
+        return None
+    try:
+        tr = Transcript.model_validate(data)
+    except ValueError as exc:
+        msg = " ".join(str(exc).split())[:200]
+        raise ArgnbError(f"{p} is not a readable argnb transcript: {msg}") from None
+    if tr.kind.split(".")[0].split("-")[0] != "debate":
+        raise ArgnbError(
+            f"{p} is a {tr.kind!r} transcript, not a debate",
+            hint="give a debate saved by `argnb debate simulate --out` or the debate widget",
+        )
+    return tr
+
+
+def _from_next(rows: list[dict[str, Any]], judge: str) -> list[dict[str, Any]]:
+    """Items of a results file of ``argnb debate next`` (rows without an utterance skipped)."""
+    rows = [r for r in rows if str(r.get("text", "")).strip()]
+    if judge == "debatrix":
+        return [
+            {
+                "id": r["id"],
+                "topic": r.get("topic", ""),
+                "turns": [*r["history"], {"stance": r["stance"], "text": r["text"]}],
+            }
+            for r in rows
+        ]
+    return [
+        {k: r.get(k) for k in ("id", "topic", "stance", "text", "history")}
+        | {"evidence": r.get("evidence") or [], "method": r.get("method", "")}
+        for r in rows
+    ]
+
+
+def _from_debates(p: Path, judge: str) -> list[dict[str, Any]]:
+    """Items of a debates file in the IQ2 layout (moderator and short turns dropped)."""
+    from argnb.debate.runs import read_debates
+
+    debates = [d for d in read_debates(p).values() if d.turns]
+    if judge == "debatrix":
+        return [{"id": d.id, "topic": d.topic, "turns": d.turns} for d in debates]
+    return [
+        {
+            "id": f"{d.id}#{i}",
+            "topic": d.topic,
+            "stance": t["stance"],
+            "text": t["text"],
+            "history": d.turns[:i],
+            "evidence": [],
+            "method": "",
+        }
+        for d in debates
+        for i, t in enumerate(d.turns)
+    ]
 
 
 def read_items(path: str | Path, judge: str) -> list[dict[str, Any]]:
-    """The items ``judge`` evaluates in ``path`` (see the module docstring for the formats)."""
+    """The items ``judge`` evaluates in ``path``: utterances (inspire) or debates (debatrix) of
+    a results file of ``argnb debate next``, a saved debate transcript or a debates file in the
+    IQ2 layout -- recognised by their content, not their extension."""
     from argnb.debate.files import read_rows
 
+    if judge not in JUDGES:
+        raise ArgnbError(f"unknown judge {judge!r}", hint="use inspire or debatrix")
     p = Path(path)
     if not p.is_file():
         raise ArgnbError(f"no file at {p}", hint="check --utterances")
-    if p.suffix.lower() == ".json":
-        try:
-            tr = Transcript.load(p)
-        except (ValueError, OSError) as exc:
-            raise ArgnbError(f"{p} is not an argnb transcript: {str(exc)[:200]}") from None
+    formats = "results of `argnb debate next` (.jsonl), a saved debate (.json) or IQ2-layout rows"
+    tr = _transcript(p)
+    if tr is not None:
         utts, debates = _from_transcript(tr, p.stem)
         items = utts if judge == "inspire" else debates
     else:
         rows = list(read_rows(p, "--utterances"))
-        if rows and all("text" in r and "history" in r and "stance" in r for r in rows):
-            if judge == "inspire":
-                items = [
-                    {k: r.get(k) for k in ("id", "topic", "stance", "text", "history")}
-                    | {"evidence": r.get("evidence") or []}
-                    for r in rows
-                    if str(r.get("text", "")).strip()
-                ]
-            else:
-                items = [
-                    {
-                        "id": r["id"],
-                        "topic": r.get("topic", ""),
-                        "turns": [*r["history"], {"stance": r["stance"], "text": r["text"]}],
-                    }
-                    for r in rows
-                    if str(r.get("text", "")).strip()
-                ]
-        elif rows and all("debate_id" in r and "text" in r and "stance" in r for r in rows):
-            from argnb.debate.runs import read_debates
-
-            debates = read_debates(p)
-            if judge == "inspire":
-                items = [
-                    {
-                        "id": f"{d.id}#{i}",
-                        "topic": d.topic,
-                        "stance": t["stance"],
-                        "text": t["text"],
-                        "history": d.turns[:i],
-                        "evidence": [],
-                    }
-                    for d in debates.values()
-                    for i, t in enumerate(d.turns)
-                ]
-            else:
-                items = [{"id": d.id, "topic": d.topic, "turns": d.turns} for d in debates.values()]
+        if not rows:
+            raise ArgnbError(f"{p} is empty", hint=f"give {formats}")
+        if all("text" in r and "history" in r and "stance" in r for r in rows):
+            items = _from_next(rows, judge)
+        elif all("debate_id" in r and "text" in r and "stance" in r for r in rows):
+            items = _from_debates(p, judge)
         else:
             raise ArgnbError(
                 f"{p} is neither results of `argnb debate next`, a debate transcript, nor a "
                 "debates file",
-                hint="give next's results (.jsonl), a saved debate (.json) or IQ2-layout rows",
+                hint=f"give {formats}",
             )
     if not items:
-        raise ArgnbError(f"{p} holds nothing for the {judge} judge to evaluate", hint="check it")
+        raise ArgnbError(
+            f"{p} holds no utterance for the {judge} judge to evaluate",
+            hint="check the file: are its turns empty, or all moderator turns?",
+        )
     return items
 
 
 @dataclass
 class EvaluationSummary:
-    """Means over a run's records (invalid ones counted, not averaged)."""
+    """What a run found, computed from its records (an invalid record is counted, never
+    averaged); ``to_dict()`` is what ``argnb debate evaluate --json`` prints."""
 
     judge: str
     records: list[dict[str, Any]]
     config: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        rs = self.records
-        valid = [r for r in rs if r.get("valid")]
+    @property
+    def n(self) -> int:
+        return len(self.records)
 
-        def mean(key: str, rows: Sequence[dict[str, Any]] = valid) -> float | None:
-            vals = [r[key] for r in rows if r.get(key) is not None]
-            return round(statistics.fmean(vals), 4) if vals else None
+    @property
+    def valid(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("valid")]
 
-        out: dict[str, Any] = {"judge": self.judge, "n": len(rs), "invalid": len(rs) - len(valid)}
+    @property
+    def invalid(self) -> int:
+        return self.n - len(self.valid)
+
+    @property
+    def means(self) -> dict[str, float | None]:
+        """inspire: subjective, logic, fact, score; debatrix: each dimension per side."""
         if self.judge == "inspire":
-            out |= {k: mean(k) for k in ("subjective", "logic", "fact", "score")}
-            out["claims"] = {k: sum(r.get(k, 0) for r in valid) for k in STATUSES}
-            out["without_claims"] = sum(1 for r in valid if not r.get("claims"))
-        else:
-            both = [r for r in rs if r.get("flipped") is not None]
-            out["flip_rate"] = (
-                round(sum(r["flipped"] for r in both) / len(both), 4) if both else None
-            )
-            out["wins"] = {
-                w: sum(1 for r in rs if r.get("winner") == w)
-                for w in ("pro", "con", "tie", "split")
-            }
-            for side in ("pro", "con"):
-                got = [r[side] for r in rs if r.get(side)]
-                out[side] = (
-                    {k: round(statistics.fmean(g[k] for g in got), 3) for k in got[0]}
-                    if got
-                    else None
-                )
+            return {k: _mean(r.get(k) for r in self.valid) for k in INSPIRE}
+        return {
+            f"{side}.{k}": _mean((r.get(side) or {}).get(k) for r in self.records)
+            for side in ("pro", "con")
+            for k in DIMENSIONS
+        }
+
+    @property
+    def flip_rate(self) -> float | None:
+        """Share of debates (both passes valid) whose winner changed when the sides swapped."""
+        both = [r for r in self.records if r.get("flipped") is not None]
+        return round(sum(bool(r["flipped"]) for r in both) / len(both), 4) if both else None
+
+    @property
+    def wins(self) -> dict[str, int]:
+        """Agreed winners; ``split`` counts debates whose two passes disagreed."""
+        return {w: sum(r.get("winner") == w for r in self.records) for w in WINNERS}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"judge": self.judge, "n": self.n, "invalid": self.invalid}
+        m = self.means
+        if self.judge == "inspire":
+            out |= m
+            out["claims"] = {k: sum(r.get(k, 0) for r in self.valid) for k in STATUSES}
+            out["without_claims"] = sum(1 for r in self.valid if not r.get("claims"))
+            by: dict[str, list[Any]] = {}
+            for r in self.valid:
+                by.setdefault(r.get("method") or "given", []).append(r.get("score"))
+            out["score_by_method"] = {k: _mean(v) for k, v in sorted(by.items())}
+            return out
+        out["flip_rate"] = self.flip_rate
+        out["wins"] = self.wins
+        sides = {s: {k: m[f"{s}.{k}"] for k in DIMENSIONS} for s in ("pro", "con")}
+        for s in ("pro", "con"):
+            out[s] = sides[s] if all(v is not None for v in sides[s].values()) else None
+        out["relative"] = relative(out["pro"], out["con"]) if out["pro"] and out["con"] else None
         return out
 
     def __str__(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+def _mean(values: Any) -> float | None:
+    got = [v for v in values if v is not None]
+    return round(statistics.fmean(got), 4) if got else None
 
 
 async def aevaluate_file(
@@ -516,43 +613,36 @@ async def aevaluate_file(
     concurrency: int = 1,
     progress: bool = True,
 ) -> EvaluationSummary:
-    """Run ``judge`` ("inspire" or "debatrix") over the items of ``path``; resumable via ``out``."""
+    """Run ``judge`` ("inspire" or "debatrix") over the items of ``path`` (see
+    :func:`read_items`); with ``out`` each record is appended as it is done, and a second run
+    skips what is there (and refuses another judge, model or data in the same file)."""
     from argnb.batch import arun_batch
 
-    if judge not in ("inspire", "debatrix"):
-        raise ArgnbError(f"unknown judge {judge!r}", hint="use inspire or debatrix")
-    items = read_items(path, judge)[:limit] if limit else read_items(path, judge)
-    if judge == "inspire":
-        ij = InspireJudge(backend)
+    items = read_items(path, judge)
+    items = items[:limit] if limit else items
+    # which method wrote an utterance goes into its record, not into the data fingerprint
+    methods = {str(it["id"]): it.pop("method", "") for it in items}
+    ij, dj = InspireJudge(backend), DebatrixJudge(backend)
 
-        async def one(it: dict[str, Any]) -> dict[str, Any]:
+    async def one(it: dict[str, Any]) -> dict[str, Any]:
+        r: InspireResult | DebatrixResult
+        if judge == "inspire":
             r = await ij.ajudge(
                 it["text"],
                 topic=it["topic"],
                 stance=it["stance"],
                 history=it["history"],
                 evidence=it["evidence"],
-                utterance_id=it["id"],
+                utterance_id=str(it["id"]),
             )
-            return {
-                "id": it["id"],
-                **r.to_dict(),
-                "turns": [t.model_dump(mode="json") for t in r.turns],
-            }
+            extra = {"method": methods[str(it["id"])]}
+        else:
+            r = await dj.ajudge(it["turns"], topic=it["topic"], debate_id=str(it["id"]))
+            extra = {}
+        turns = [t.model_dump(mode="json") for t in r.turns]
+        return {"id": it["id"], **extra, **r.to_dict(), "turns": turns}
 
-        config: dict[str, Any] = ij.describe()
-    else:
-        dj = DebatrixJudge(backend)
-
-        async def one(it: dict[str, Any]) -> dict[str, Any]:
-            r = await dj.ajudge(it["turns"], topic=it["topic"], debate_id=it["id"])
-            return {
-                "id": it["id"],
-                **r.to_dict(),
-                "turns": [t.model_dump(mode="json") for t in r.turns],
-            }
-
-        config = dj.describe()
+    config = (ij if judge == "inspire" else dj).describe()
     records = await arun_batch(
         one,
         items,
