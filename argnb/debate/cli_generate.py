@@ -151,6 +151,7 @@ def _simulate(args: argparse.Namespace) -> int:
         turns=args.turns,
         history=history,
         check=not args.no_stance_check,
+        stop_when_concluded=not args.all_turns,
         on_turn=show,
     )
     if out:
@@ -284,6 +285,11 @@ def register_generation(cmds: argparse._SubParsersAction) -> None:
     s.add_argument("--debate", help="which debate of --history (default: the first)")
     s.add_argument("--cut", type=positive_int, help="use only its first N turns")
     s.add_argument("--map", help="write the argument map (.html or .png)")
+    s.add_argument(
+        "--all-turns",
+        action="store_true",
+        help="run all --turns even when both sides have concluded (repeat themselves) earlier",
+    )
     _generation_args(s)
     add_run_args(s, out="the transcript file to write (JSON)")
     s.set_defaults(func=_simulate)
