@@ -11,6 +11,7 @@ import bench_cache
 import bench_concurrency
 import bench_debate_annotation
 import bench_debate_latency
+import bench_debate_next
 import bench_debate_retrieval
 import bench_import
 import bench_memory
@@ -34,3 +35,4 @@ if __name__ == "__main__":
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
+    print(table("debate next turn on 10 IQ2 debates (cut 4)", bench_debate_next.run()))
