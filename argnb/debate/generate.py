@@ -350,13 +350,15 @@ class Debater:
                 )
                 parts.append(t.render("exemplars", exemplars=exemplars))
                 if planned:
-                    block = "\n".join(
-                        f"- {self.schemes[s].name}: {self.schemes[s].pattern()}" for s in planned
-                    )
-                    parts.append(t.render("schemes", schemes=block))
+                    parts.append(t.render("schemes", schemes=self._plan(planned)))
         if closing:
             parts.append(t.render("closing"))
         return "\n\n".join(parts), planned
+
+    def _plan(self, planned: list[str]) -> str:
+        """The planned schemes with their patterns, as the generator and the judge read them."""
+        assert self.schemes is not None
+        return "\n".join(f"- {self.schemes[s].name}: {self.schemes[s].pattern()}" for s in planned)
 
     def _render_history(self, history: list[Said]) -> str:
         return render(history, words=HISTORY_WORDS, last=HISTORY_TURNS) or "(no turns yet)"
@@ -471,9 +473,7 @@ class Debater:
             notes.append(f"no valid draft: {resp.error}")
         elif self.m.judge:
             schemes_text = (
-                "\n".join(f"- {self.schemes[s].name}: {self.schemes[s].pattern()}" for s in planned)  # type: ignore[index]
-                if planned
-                else "None were planned: answer true for this check."
+                self._plan(planned) if planned else "None were planned: answer true for this check."
             )
             for rnd in range(self.max_revisions + 1):
                 summary, st = await self._summarize(topic, hist, side, text, rnd)

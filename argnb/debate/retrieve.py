@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -109,6 +110,13 @@ class MemoryIndex:
     @property
     def n(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def topic_array(self) -> np.ndarray:
+        """The topics as an array, built once per index (the motion filter compares them)."""
+        import numpy as np
+
+        return np.asarray(self.topics, dtype=object)
 
     @classmethod
     def build(cls, store: Store, embed_model: str | None = None) -> MemoryIndex:
@@ -525,7 +533,7 @@ def rank(
     t0 = time.perf_counter()
     allowed = np.ones(idx.n, dtype=bool) if stance is None else idx.stance == stance
     if exclude_topics:
-        allowed &= ~np.isin(np.asarray(idx.topics, dtype=object), list(exclude_topics))
+        allowed &= ~np.isin(idx.topic_array, list(exclude_topics))
     bm = np.zeros(idx.n, dtype=np.float32)
     qtok = [t for t in tokenize([" ".join(keywords)])[0] if t in idx.df] if keywords else []
     if qtok and method != "embedding":
