@@ -118,8 +118,10 @@ class Notebook:
     def open(self, *, kernel_idle: bool = True) -> Notebook:
         token = "argnb-browser-suite"
         self.page.goto(f"{self.lab['url']}/lab/tree/{self.path}?reset&token={token}")
-        self.page.wait_for_function(
-            "path => {" + _PANEL + "return !!panel && panel.context.isReady; }",
+        self.page.wait_for_function(  # the page may not have made the app yet
+            "path => { if (!window.jupyterapp || !window.jupyterapp.shell) return false;"
+            + _PANEL
+            + "return !!panel && panel.context.isReady; }",
             arg=self.path,
             timeout=UI_TIMEOUT_MS,
         )
@@ -163,11 +165,13 @@ app.commands.execute('notebook:run-all-cells').then(
         )
 
     def save(self) -> None:
-        self.command("docmanager:save")
-        self.page.wait_for_function(
-            "path => {" + _PANEL + "return !panel.context.model.dirty; }",
-            arg=self.path,
-            timeout=UI_TIMEOUT_MS,
+        """Save and wait for the write itself: a live widget (the roundtable's heartbeat) may mark
+        the notebook changed again right after, so "not dirty" is no signal that it was saved."""
+        self.page.evaluate(
+            "async path => {"
+            + _PANEL
+            + "app.shell.activateById(panel.id); await panel.context.save(); return true; }",
+            self.path,
         )
 
     def shutdown_kernel(self) -> None:
