@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 
 from argnb.dialectic.attacks import check_attack, classify, well_formed
 from argnb.dialectic.novelty import best_match, similarity
-from argnb.dialectic.schema import Argument, Case
+from argnb.dialectic.case import Case
+from argnb.dialectic.schemas import Argument
 from argnb.dialectic.semantics import grounded_labelling
 
 # -- exercise 1: rebut, undercut or neither ---------------------------------------------------
