@@ -19,48 +19,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
 from argnb.agents import Agent
 from argnb.critique.data import CritiqueDataset, RatedCritique
 from argnb.critique.payloads import JudgeRating
 from argnb.critique.rubric import DIMENSIONS, LABELS, PROMPTS, rubric_text
-from argnb.llm.answer import Answer
+from argnb.critique.schemas import BaselineAnswer, DimensionAnswer, RubricAnswer
 from argnb.llm.base import Backend, Message, Options
 from argnb.prompts import load
 from argnb.transcript import Transcript, Turn
-
-#: the scores a judge may give: 0, 0.05, ..., 1
-GRID: tuple[float, ...] = tuple(round(k * 0.05, 2) for k in range(21))
-Score = Literal[GRID]  # type: ignore[valid-type]
 
 JudgeKind = Literal["baseline", "rubric"]
 
 #: how much of an answer that never validated a judgement keeps
 RAW_KEPT = 4000
-
-
-class BaselineAnswer(Answer):
-    """The baseline judge's answer: think step by step, then one overall score."""
-
-    reasoning: str = Field(max_length=1000, description="step-by-step thinking, written first")
-    overall: Score = Field(description="all things considered, from 0 to 1")
-
-
-class DimensionAnswer(Answer):
-    """Reasoning about one dimension, then its score."""
-
-    reasoning: str = Field(max_length=400)
-    score: Score
-
-
-#: the full-rubric judge's answer: one (reasoning, score) per dimension, in rubric order
-RubricAnswer = create_model(  # type: ignore[call-overload]
-    "RubricAnswer",
-    __base__=Answer,
-    __doc__="Reasoning and a score for each of the seven dimensions, in rubric order.",
-    **{d: (DimensionAnswer, Field(description=LABELS[d])) for d in DIMENSIONS},
-)
 
 
 @dataclass(frozen=True)

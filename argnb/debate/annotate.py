@@ -31,65 +31,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import Field, create_model
+from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import arun_batch, run_sync
 from argnb.debate.payloads import Keywords, SchemeAnnotation, SchemeScore, SchemeScores, SchemeUse
+from argnb.debate.schemas import KeywordsAnswer, annotation_schema, scoring_schema
 from argnb.debate.schemes import LABELS, SchemeSet, load_schemes
 from argnb.errors import ArgnbError
-from argnb.llm.answer import Answer
 from argnb.llm.base import Backend, Options
 from argnb.prompts import Prompt, load
 from argnb.prompts import prompts_dir as _prompts_dir
 from argnb.transcript import Cost, Turn
 
 PACKAGE = "argnb.debate"
-REASON_CHARS = 150
 #: the most words of a passage sent to an annotator (records are bounded by the builders)
 TEXT_WORDS = 400
 #: above this many estimated tokens, a run needs an explicit yes (``--yes``)
 CONFIRM_TOKENS = 100_000
-
-
-# -- answer schemas ----------------------------------------------------------------------
-@lru_cache(maxsize=32)
-def annotation_schema(ids: tuple[str, ...]) -> type[Answer]:
-    """``{"schemes": [{"scheme": <one of ids>, "reason": ...}, ...]}``, bounded."""
-    use = create_model(
-        "SchemeUseAnswer",
-        __base__=Answer,
-        scheme=(Literal[ids], ...),  # type: ignore[valid-type]
-        reason=(str, Field(max_length=REASON_CHARS)),
-    )
-    return create_model(
-        "SchemeAnnotationAnswer",
-        __base__=Answer,
-        schemes=(list[use], Field(max_length=len(ids))),  # type: ignore[valid-type]
-    )
-
-
-class LabelAnswer(Answer):
-    reason: str = Field(max_length=REASON_CHARS)
-    label: Literal["poor", "general", "good", "excellent"]
-
-
-@lru_cache(maxsize=256)
-def scoring_schema(ids: tuple[str, ...]) -> type[Answer]:
-    """One required ``{"reason", "label"}`` field per used scheme (in this order)."""
-    if not ids:
-        raise ArgnbError("the scoring schema needs at least one scheme")
-    return create_model(
-        "SchemeScoresAnswer",
-        __base__=Answer,
-        **{sid: (LabelAnswer, ...) for sid in ids},  # type: ignore[call-overload]
-    )
-
-
-class KeywordsAnswer(Answer):
-    keywords: list[Annotated[str, Field(max_length=40)]] = Field(max_length=12)
 
 
 # -- results -----------------------------------------------------------------------------
@@ -591,7 +550,5 @@ __all__ = [
     "akeywords",
     "annotate_file",
     "annotate_store",
-    "annotation_schema",
     "plan",
-    "scoring_schema",
 ]

@@ -29,16 +29,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import run_sync
 from argnb.debate.dialogue import SIDE_WORDS, clip
 from argnb.debate.payloads import ClaimCheck, DebatrixVerdict, InspireScores, SideScores
+from argnb.debate.schemas import DebatrixAnswer, InspireAnswer
 from argnb.errors import ArgnbError
-from argnb.llm.answer import Answer
 from argnb.llm.base import Backend, Options
 from argnb.prompts import load
 from argnb.transcript import Cost, Transcript, Turn
@@ -53,38 +51,6 @@ DIMENSIONS = ("argument", "source", "language", "overall")
 WINNERS = ("pro", "con", "tie", "split")
 #: words of one turn a judge reads (IQ2 opening statements run to 1,500 words)
 TURN_WORDS = 250
-
-Rating = Annotated[int, Field(ge=1, le=10)]
-
-
-class ClaimAnswer(Answer):
-    claim: str = Field(max_length=300)
-    status: Literal["supported", "contradicted", "unverifiable"]
-    evidence: str = Field(max_length=80)
-
-
-class InspireAnswer(Answer):
-    emotional_appeal: Rating
-    clarity: Rating
-    arrangement: Rating
-    relevance: Rating
-    validity: Rating
-    stance_consistency: Rating
-    claims: list[ClaimAnswer] = Field(max_length=5)
-
-
-class SideAnswer(Answer):
-    argument: Rating
-    source: Rating
-    language: Rating
-    overall: Rating
-
-
-class DebatrixAnswer(Answer):
-    side_a: SideAnswer
-    side_b: SideAnswer
-    winner: Literal["A", "B", "tie"]
-    reason: str = Field(max_length=400)
 
 
 def _norm(x: float) -> float:

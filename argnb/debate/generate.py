@@ -37,9 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any, Literal
 
 from argnb.agents import Agent, Response
 from argnb.batch import run_sync
@@ -48,9 +46,9 @@ from argnb.debate.dialogue import SIDE_WORDS, Said, as_history, clip, next_side,
 from argnb.debate.logic import OPPONENT_TURNS, LogicAgent, LogicResult
 from argnb.debate.payloads import Draft, Summary, Utterance, Verdict
 from argnb.debate.retrieve import RetrievalTrace, Retriever, history_text
+from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
 from argnb.errors import ArgnbError
-from argnb.llm.answer import Answer
 from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
@@ -125,23 +123,6 @@ def worst_case_calls(
     if m.judge:
         calls += (max_revisions + 1) * (2 + 4) + max_revisions * 2
     return calls
-
-
-Line = Annotated[str, Field(max_length=200)]
-
-
-class SummaryAnswer(Answer):
-    overview: str = Field(max_length=500)
-    supporting: list[Line] = Field(max_length=4)
-    opposing: list[Line] = Field(max_length=4)
-    divergence: list[Line] = Field(max_length=3)
-
-
-class VerdictAnswer(Answer):
-    stance_faithful: bool
-    relevant: bool
-    follows_schemes: bool
-    feedback: str = Field(max_length=400)
 
 
 def _labels(schemes: dict[str, str | None]) -> str:

@@ -35,55 +35,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import run_sync
 from argnb.debate.dialogue import SIDE_WORDS, Said, as_history, clip
 from argnb.debate.payloads import Flaw, Flaws, Predicates, ReasoningChain
-from argnb.llm.answer import Answer
+from argnb.debate.schemas import (
+    FLAW_KINDS,
+    MAX_FLAWS,
+    MAX_PREDICATES,
+    ChainAnswer,
+    FlawsAnswer,
+    PredicatesAnswer,
+)
 from argnb.llm.base import Backend, Options
 from argnb.prompts import Prompt, load
 from argnb.transcript import Cost, Turn
 
 PACKAGE = "argnb.debate"
-MAX_PREDICATES = 8
-MAX_FLAWS = 4
 #: the most recent opponent turns the agent reads (older ones: already answered)
 OPPONENT_TURNS = 4
 #: words of one opponent turn sent for translation
 TURN_WORDS = 220
-FLAW_KINDS = (
-    "contradiction",
-    "unsupported assumption",
-    "circular reasoning",
-    "overgeneralization",
-    "false dichotomy",
-    "causal leap",
-    "equivocation",
-    "other",
-)
 _PREDICATE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\(.+\)$")
-
-
-class PredicatesAnswer(Answer):
-    predicates: list[Annotated[str, Field(max_length=140)]] = Field(max_length=MAX_PREDICATES)
-
-
-class ChainAnswer(Answer):
-    chain: str = Field(max_length=1000)
-
-
-class FlawAnswer(Answer):
-    kind: Literal[FLAW_KINDS]  # type: ignore[valid-type]
-    text: str = Field(max_length=400)
-    claims: list[Annotated[str, Field(max_length=140)]] = Field(max_length=4)
-
-
-class FlawsAnswer(Answer):
-    flaws: list[FlawAnswer] = Field(max_length=MAX_FLAWS)
 
 
 def well_formed(lines: Iterable[str]) -> list[str]:

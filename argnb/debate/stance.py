@@ -18,25 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-
 from argnb.agents import Agent
 from argnb.debate.dialogue import clip, other
 from argnb.debate.payloads import StanceCheck
-from argnb.llm.answer import Answer
+from argnb.debate.schemas import StanceAnswer
 from argnb.llm.base import Backend, Options
 from argnb.prompts import load
 from argnb.transcript import Turn
 
 PACKAGE = "argnb.debate"
-
-
-class StanceAnswer(Answer):
-    supports_motion: bool
-    supports_opposition: bool
-    attacks_motion: bool
-    attacks_opposition: bool
-    reason: str = Field(max_length=300)
 
 
 def phi(a: Any, stance: str) -> bool:

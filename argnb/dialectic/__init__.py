@@ -17,6 +17,7 @@ from argnb.dialectic.attacks import (
     classify,
     defeats,
 )
+from argnb.dialectic.case import Case, Stance
 from argnb.dialectic.examples import EXAMPLES, camera_reference_backend, load_example
 from argnb.dialectic.protocol import (
     DialecticProtocol,
@@ -25,15 +26,13 @@ from argnb.dialectic.protocol import (
     run_dialogue,
     turn_bound,
 )
-from argnb.dialectic.schema import (
+from argnb.dialectic.schemas import (
     Antecedent,
     Argument,
     AttackAnswer,
-    Case,
     Characterized,
     MainArgumentAnswer,
     Rule,
-    Stance,
 )
 from argnb.dialectic.semantics import grounded_extension, grounded_labelling, preferred_extensions
 

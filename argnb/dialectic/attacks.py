@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from argnb.dialectic.novelty import PremiseMemory, best_match, similarity
-from argnb.dialectic.schema import Argument, AttackKind
+from argnb.dialectic.schemas import Argument, AttackKind
 
 RESTATE_THRESHOLD = 0.9
 

@@ -57,8 +57,8 @@ def register(subparsers) -> None:
 
 
 def load_case(spec: str):
+    from argnb.dialectic.case import Case
     from argnb.dialectic.examples import EXAMPLES, load_example
-    from argnb.dialectic.schema import Case
 
     if spec in EXAMPLES:
         return load_example(spec)

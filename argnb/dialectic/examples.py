@@ -17,7 +17,8 @@ import json
 import re
 from importlib import resources
 
-from argnb.dialectic.schema import Argument, Case
+from argnb.dialectic.case import Case
+from argnb.dialectic.schemas import Argument
 from argnb.errors import ArgnbError
 from argnb.llm.scripted import Request, ScriptedBackend
 

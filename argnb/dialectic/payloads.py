@@ -1,6 +1,6 @@
 """What the dialectic protocol records in a transcript turn, as typed payloads.
 
-The argument an agent gave is stored as an :class:`~argnb.dialectic.schema.Argument`, so record
+The argument an agent gave is stored as an :class:`~argnb.dialectic.schemas.Argument`, so record
 readers, views and the map builder use it directly. Item access gives the JSON form, where an
 argument also shows its derived ``Conc`` and ``Ass``.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from argnb.dialectic.schema import Argument, Characterized
+from argnb.dialectic.schemas import Argument, Characterized
 from argnb.transcript import Payload
 
 

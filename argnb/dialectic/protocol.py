@@ -41,9 +41,10 @@ from pydantic import BaseModel
 from argnb.agents import Agent, Response, bullets
 from argnb.dialectic import prompts
 from argnb.dialectic.attacks import Attack, admissible_kinds, check_attack, defeats, well_formed
+from argnb.dialectic.case import Case
 from argnb.dialectic.novelty import Embed, PremiseMemory
 from argnb.dialectic.payloads import ArgumentMove, AttackMove, LineVerdict, Pass
-from argnb.dialectic.schema import Argument, AttackAnswer, Case, MainArgumentAnswer
+from argnb.dialectic.schemas import Argument, AttackAnswer, MainArgumentAnswer
 from argnb.dialectic.semantics import grounded_labelling
 from argnb.dialectic.synthesis import synthesize
 from argnb.llm.base import Backend, Options

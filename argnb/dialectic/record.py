@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from argnb.dialectic.attacks import Attack, defeats
 from argnb.dialectic.payloads import ArgumentMove, AttackMove, SynthesisAnswer
-from argnb.dialectic.schema import Argument
+from argnb.dialectic.schemas import Argument
 from argnb.dialectic.semantics import Label, grounded_labelling, preferred_extensions
 from argnb.transcript import Transcript
 

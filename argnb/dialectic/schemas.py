@@ -1,4 +1,4 @@
-"""The shapes of a dialectical dialogue: stances in, structured arguments and answers out.
+"""What a dialectic agent answers: structured arguments and the answers of each phase.
 
 An *argument* is an ordered list of rules. Each rule derives a ``consequent`` from ``strong``
 premises (things asserted) and ``weak_negation`` assumptions ("there is no evidence that ...").
@@ -11,10 +11,9 @@ run out of tokens. The same models are used for model answers and for the transc
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import Field, computed_field, field_validator
 
 from argnb.llm.answer import Answer
 
@@ -162,78 +161,3 @@ class FinalAnswer(Answer):
     """Synthesis step 3: a concrete answer that satisfies the consensus core."""
 
     final_answer: Text = Field(min_length=1, max_length=MAX_TEXT)
-
-
-# -- input -----------------------------------------------------------------------------------
-class Stance(BaseModel):
-    """What an agent starts from: facts and rules in words, and/or values in prose."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=40)
-    facts: list[str] = Field(default_factory=list, max_length=30)
-    rules: list[str] = Field(default_factory=list, max_length=30)
-    values: str = Field(default="", max_length=2000)
-
-    @field_validator("values")
-    @classmethod
-    def _strip(cls, s: str) -> str:
-        return s.strip()
-
-    def describe(self) -> str:
-        """The stance as prompt text."""
-        parts = []
-        if self.values:
-            parts.append(self.values)
-        if self.facts:
-            parts.append("Facts you know:\n" + "\n".join(f"- {f}" for f in self.facts))
-        if self.rules:
-            parts.append("Rules you hold:\n" + "\n".join(f"- {r}" for r in self.rules))
-        return "\n\n".join(parts) or "(no stance given)"
-
-
-class Case(BaseModel):
-    """An issue and the two agents' stances (agent 1 argues first)."""
-
-    model_config = ConfigDict(extra="forbid")
-    issue: str = Field(min_length=1, max_length=400)
-    agents: list[Stance] = Field(min_length=2, max_length=2)
-    description: str = Field(default="", max_length=2000)
-
-    @field_validator("agents")
-    @classmethod
-    def _distinct(cls, agents: list[Stance]) -> list[Stance]:
-        if agents[0].name == agents[1].name:
-            raise ValueError("the two agents need different names")
-        for a in agents:
-            if not (a.facts or a.rules or a.values):
-                raise ValueError(f"{a.name}: give facts, rules or values")
-        return agents
-
-    @classmethod
-    def from_yaml(cls, text: str) -> Case:
-        import yaml
-
-        return cls.model_validate(yaml.safe_load(text))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Case:
-        """Read a stances file (YAML)."""
-        from argnb.errors import ArgnbError
-
-        p = Path(path)
-        if not p.exists():
-            raise ArgnbError(
-                f"no stances file {p}", hint="pass --example camera, or a path to a YAML file"
-            )
-        try:
-            return cls.from_yaml(p.read_text(encoding="utf-8"))
-        except Exception as exc:  # yaml or validation error: say which file
-            raise ArgnbError(
-                f"{p}: not a valid stances file ({exc})".splitlines()[0],
-                hint="see argnb/dialectic/data/camera.yaml for the format",
-            ) from exc
-
-    def to_yaml(self) -> str:
-        import yaml
-
-        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True)

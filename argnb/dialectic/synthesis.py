@@ -23,11 +23,11 @@ from typing import Any, Protocol
 
 from argnb.agents import Response
 from argnb.dialectic import prompts
+from argnb.dialectic.case import Case
 from argnb.dialectic.novelty import similarity
 from argnb.dialectic.payloads import Characterization, Generalization, SynthesisAnswer
-from argnb.dialectic.schema import (
+from argnb.dialectic.schemas import (
     Argument,
-    Case,
     CharacterizationAnswer,
     FinalAnswer,
     GeneralizationAnswer,

@@ -13,7 +13,7 @@ from argnb.dialectic.payloads import (
     LineVerdict,
     SynthesisAnswer,
 )
-from argnb.dialectic.schema import Argument, Characterized
+from argnb.dialectic.schemas import Argument, Characterized
 from argnb.transcript import Rejected, Transcript, Turn
 
 

@@ -1,6 +1,6 @@
 """A notebook widget to edit the two stances, rerun the dialogue and see it turn by turn.
 
-The widget only builds a :class:`~argnb.dialectic.schema.Case` from the text boxes and calls
+The widget only builds a :class:`~argnb.dialectic.case.Case` from the text boxes and calls
 :func:`~argnb.dialectic.protocol.run_dialogue`; the views it shows read the transcript.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from argnb.dialectic.schema import Case, Stance
+from argnb.dialectic.case import Case, Stance
 from argnb.widgets.static import StaticNote, live_box
 
 

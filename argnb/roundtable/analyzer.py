@@ -20,54 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
-
-from pydantic import Field, create_model
+from typing import Any, ClassVar
 
 from argnb.agents import Response
-from argnb.llm.answer import Answer
 from argnb.llm.base import Options
 from argnb.roundtable.payloads import Analysis
+from argnb.roundtable.schemas import SENTENCES, UNCLEAR, analysis_schema
 from argnb.roundtable.seat import Seat
 
-#: summary sentences at most (the paper leaves the number open)
-SENTENCES = 3
-UNCLEAR = "unclear"
 #: the longest analysis the bounded schema allows (about 4,000 characters) fits in this
 OPTIONS = Options(max_tokens=1100)
-
-Short = Annotated[str, Field(max_length=140)]
-
-
-@lru_cache(maxsize=32)
-def analysis_schema(names: tuple[str, ...], sentences: int = SENTENCES) -> type[Answer]:
-    """The analyzer's answer for a table of ``names`` (``by`` is one of them or "unclear")."""
-    who = Literal[(*names, UNCLEAR)]  # type: ignore[valid-type]
-    counter = create_model(
-        "Counterargument",
-        __base__=Answer,
-        objection=(Short, ...),
-        by=(who, ...),
-        rebuttal=(Short, ...),
-        rebuttal_by=(Literal[(*names, UNCLEAR, "")], ...),  # type: ignore[valid-type]
-    )
-    argument = create_model(
-        "MapArgument",
-        __base__=Answer,
-        claim=(Short, ...),
-        by=(who, ...),
-        premises=(list[Short], Field(max_length=2)),
-        counterarguments=(list[counter], Field(max_length=2)),  # type: ignore[valid-type]
-    )
-    return create_model(
-        "RoundtableAnalysis",
-        __base__=Answer,
-        summary=(list[Short], Field(min_length=1, max_length=sentences)),
-        agreements=(list[Short], Field(max_length=3)),
-        open_questions=(list[Short], Field(max_length=3)),
-        argument_map=(list[argument], Field(max_length=3)),  # type: ignore[valid-type]
-    )
 
 
 def to_payload(answer: Any, upto: int, trigger: str) -> Analysis:

@@ -11,38 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
-
-from pydantic import Field, create_model
+from typing import Any, ClassVar
 
 from argnb.agents import Response
-from argnb.llm.answer import Answer
 from argnb.llm.base import Options
+from argnb.roundtable.schemas import AgendaAnswer, step_schema
 from argnb.roundtable.seat import Seat
-
-INTENTS = ("invite", "clarify", "summarise", "flag_reasoning", "steer", "deadlock")
 
 #: a moderator message is short; this bounds what a small model can write
 OPTIONS = Options(max_tokens=200)
-
-
-class AgendaAnswer(Answer):
-    scope: str = Field(max_length=200)
-    criteria: list[Annotated[str, Field(max_length=80)]] = Field(max_length=3)
-    welcome: str = Field(max_length=300)
-
-
-@lru_cache(maxsize=32)
-def step_schema(names: tuple[str, ...]) -> type[Answer]:
-    """The answer of one moderator step, ``next_speaker`` restricted to ``names``."""
-    return create_model(
-        "ModeratorStep",
-        __base__=Answer,
-        intent=(Literal[INTENTS], ...),
-        message=(str, Field(max_length=300)),
-        next_speaker=(Literal[tuple(names)], ...),
-    )
 
 
 def _listing(names: Sequence[str]) -> str:

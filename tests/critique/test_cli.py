@@ -9,7 +9,7 @@ import pytest
 import argnb.cli_common
 from argnb.cli import main
 from argnb.critique.data import ASSETS
-from argnb.critique.judge import GRID
+from argnb.critique.schemas import GRID
 from argnb.critique.rubric import DIMENSIONS
 from argnb.llm.scripted import ScriptedBackend
 

@@ -8,8 +8,9 @@ import re
 import pytest
 
 from argnb.batch import read_jsonl
-from argnb.critique.judge import GRID, Judge, RubricAnswer, run_judge
+from argnb.critique.judge import Judge, run_judge
 from argnb.critique.rubric import DIMENSIONS
+from argnb.critique.schemas import GRID, RubricAnswer
 from argnb.errors import BackendUnavailable
 from argnb.llm.scripted import Request, ScriptedBackend
 
@@ -120,7 +121,7 @@ def test_a_failing_server_stops_the_run_but_keeps_what_is_done(examples, tmp_pat
 
 def test_answer_schemas_stay_within_what_llama_cpp_grammars_accept():
     """llama.cpp rejects (and the process then crashes on) string fields longer than ~1000 chars."""
-    from argnb.critique.judge import BaselineAnswer
+    from argnb.critique.schemas import BaselineAnswer
 
     def max_lengths(node):
         if isinstance(node, dict):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.critique.judge import GRID, Judge, run_judge
+from argnb.critique.judge import Judge, run_judge
+from argnb.critique.schemas import GRID
 from argnb.critique.metrics import score
 from argnb.critique.rubric import DIMENSIONS
 

@@ -7,17 +7,14 @@ import pytest
 from argnb.batch import read_jsonl
 from argnb.debate.annotate import (
     Annotator,
-    KeywordsAnswer,
-    LabelAnswer,
     annotate_file,
     annotate_store,
-    annotation_schema,
     confirm,
     keywords,
     plan,
-    scoring_schema,
 )
 from argnb.debate.corpora import example_memory
+from argnb.debate.schemas import KeywordsAnswer, LabelAnswer, annotation_schema, scoring_schema
 from argnb.debate.schemes import load_schemes
 from argnb.errors import ArgnbError, BackendUnavailable
 from argnb.llm import ScriptedBackend

@@ -10,18 +10,15 @@ import pytest
 import argnb.cli_common
 from argnb.cli import main
 from argnb.debate.evaluate import (
-    ClaimAnswer,
-    DebatrixAnswer,
     DebatrixJudge,
-    InspireAnswer,
     InspireJudge,
-    SideAnswer,
     evaluate_file,
     inspire_dimensions,
     read_items,
     relative,
 )
 from argnb.debate.payloads import RetrievalStep
+from argnb.debate.schemas import ClaimAnswer, DebatrixAnswer, InspireAnswer, SideAnswer
 from argnb.debate.simulate import utterance_turn
 from argnb.errors import ArgnbError, BackendUnavailable
 from argnb.llm import ScriptedBackend

@@ -12,8 +12,9 @@ from argnb.debate.generate import METHODS, Debater, worst_case_calls
 from argnb.debate.logic import LogicAgent, well_formed
 from argnb.debate.mapping import debate_map
 from argnb.debate.retrieve import Retriever
+from argnb.debate.schemas import StanceAnswer
 from argnb.debate.simulate import simulate, utterances
-from argnb.debate.stance import StanceAnswer, holds
+from argnb.debate.stance import holds
 from argnb.debate.views import debate_html, utterance_html
 from argnb.errors import ArgnbError, BackendUnavailable
 from argnb.llm import ScriptedBackend

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.debate.annotate import annotation_schema
+from argnb.debate.schemas import annotation_schema
 from argnb.debate.schemes import LABELS, SCHEMES_FILE, load_schemes, score
 from argnb.errors import ArgnbError
 

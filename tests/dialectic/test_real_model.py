@@ -10,7 +10,7 @@ import json
 import pytest
 
 from argnb.dialectic import Argument, call_bound, run_dialogue
-from argnb.dialectic.schema import AttackAnswer, MainArgumentAnswer, strip_computed
+from argnb.dialectic.schemas import AttackAnswer, MainArgumentAnswer, strip_computed
 from argnb.llm import Options
 
 pytestmark = pytest.mark.model

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from argnb.dialectic import EXAMPLES, Argument, AttackAnswer, Case, load_example
-from argnb.dialectic.schema import MAX_TEXT, MainArgumentAnswer
+from argnb.dialectic.schemas import MAX_TEXT, MainArgumentAnswer
 from argnb.errors import ArgnbError
 
 

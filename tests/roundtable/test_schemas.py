@@ -9,8 +9,7 @@ import importlib
 import pytest
 
 from argnb.llm.answer import unbounded
-from argnb.roundtable.analyzer import analysis_schema
-from argnb.roundtable.moderator import AgendaAnswer, step_schema
+from argnb.roundtable.schemas import AgendaAnswer, analysis_schema, step_schema
 
 NAMES = ("Deliberator 1", "Deliberator 2", "Ann")
 
