@@ -2,6 +2,7 @@
 
 * :mod:`.markers` — what an instructor writes in a solution notebook (solutions, checks, points,
   hidden tests);
+* :mod:`.checks` — the graders, one module per teaching module (they need no model);
 * :mod:`.release` — solution notebooks → student notebooks and one zip per exercise;
 * :mod:`.grade` — run each submission in a sandboxed fresh kernel and score its checks;
 * :mod:`.classdata` and :mod:`.report` — a class's ratings or feedback forms in one report;

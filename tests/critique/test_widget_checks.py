@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.critique import checks
 from argnb.critique.data import CritiqueDataset, RatedCritique, load_class_ratings
 from argnb.critique.metrics import custom_weighted_loss, weighted_pairwise_ranking_error
 from argnb.critique.widget import RatingWidget, explain_disagreement
+from argnb.exercises.checks import critique as checks
 
 pytest.importorskip("ipywidgets")
 

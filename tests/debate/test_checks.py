@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from argnb.debate import checks as c
-from argnb.debate.logic import FLAW_KINDS as LOGIC_FLAW_KINDS
 from argnb.debate.retrieve import retrieve
+from argnb.debate.schemas import FLAW_KINDS as LOGIC_FLAW_KINDS
 from argnb.debate.schemes import load_schemes
+from argnb.exercises.checks import debate as c
 
 ROOT = Path(__file__).resolve().parents[2]
 SCORE = {"poor": 1, "general": 2, "good": 3, "excellent": 4}

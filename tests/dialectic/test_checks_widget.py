@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.dialectic import Argument, Case, Stance, camera_reference_backend, checks, load_example
+from argnb.dialectic import Argument, Case, Stance, camera_reference_backend, load_example
 from argnb.dialectic.widget import StanceEditor, parse_stance, stance_text
+from argnb.exercises.checks import dialectic as checks
 
 
 def reference_admissible(target: Argument, on: str) -> str:

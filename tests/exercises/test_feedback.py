@@ -18,8 +18,8 @@ def test_failed_checks_show_messages_and_the_learners_frames_only():
     nb.cells = [
         nbformat.v4.new_code_cell(s)
         for s in [
-            "%load_ext argnb.exercises\nfrom argnb.dialectic.checks import check_grounded\n"
-            "from argnb.critique import checks",
+            "%load_ext argnb.exercises\nfrom argnb.exercises.checks.dialectic import check_grounded\n"
+            "from argnb.exercises.checks import critique as checks",
             "check_grounded({'a'}, None)",
             "def mine(p, h, m):\n    return p[99]\n\nchecks.check_weighted_pairwise(mine)",
             "assert 1 == 2, 'my own assert'",

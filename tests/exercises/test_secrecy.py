@@ -5,7 +5,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from argnb.dialectic import checks as dialectic_checks
+from argnb.exercises.checks import dialectic as dialectic_checks
 from argnb.exercises.markers import CODE_BEGIN, CODE_END, HIDDEN_BEGIN, HIDDEN_END
 from argnb.exercises.release import pairs
 

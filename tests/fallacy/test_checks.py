@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from argnb.fallacy import checks, metrics
+from argnb.exercises.checks import fallacy as checks
+from argnb.fallacy import metrics
 from argnb.fallacy.prompts import PROMPTS_DIR
 from argnb.fallacy.protocol import Vote, tie_break
 

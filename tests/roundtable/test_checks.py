@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from argnb.dialectic import grounded_extension
-from argnb.roundtable.analyzer import analysis_framework
-from argnb.roundtable.checks import (
+from argnb.exercises.checks.roundtable import (
     EXAMPLE_ANALYSIS,
     SITUATIONS,
     check_analysis,
@@ -15,6 +14,7 @@ from argnb.roundtable.checks import (
     check_may_speak,
     check_situations,
 )
+from argnb.roundtable.analyzer import analysis_framework
 from argnb.roundtable.rules import TurnRules
 
 

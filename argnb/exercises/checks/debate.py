@@ -450,7 +450,7 @@ def check_labels(answers: Sequence[Iterable[str]]) -> str:
 
 
 # -- exercise 4: find the flaw ---------------------------------------------------------------
-#: the kinds to choose from (the names :data:`argnb.debate.logic.FLAW_KINDS` uses), in the order
+#: the kinds to choose from (the names :data:`argnb.debate.schemas.FLAW_KINDS` uses), in the order
 #: the rules are tried
 FLAW_KINDS: tuple[str, ...] = (
     "contradiction",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from argnb.dialectic.attacks import check_attack, classify, well_formed
-from argnb.dialectic.novelty import best_match, similarity
 from argnb.dialectic.case import Case
+from argnb.dialectic.novelty import best_match, similarity
 from argnb.dialectic.schemas import Argument
 from argnb.dialectic.semantics import grounded_labelling
 
