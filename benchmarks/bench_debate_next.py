@@ -43,8 +43,9 @@ def run(n: int = 10, cut: int = 4) -> list[dict]:
     if backend is None:
         return skipped("debate next", "the embedded model is not installed")
     from argnb.debate.generate import Debater
+    from argnb.debate.inputs import read_debates
+    from argnb.debate.next_experiment import next_items, next_run
     from argnb.debate.retrieve import Retriever
-    from argnb.debate.runs import next_items, next_run, read_debates
 
     store = _memory()
     items = next_items(read_debates(DATA / "iq2-debates" / "items.jsonl"), cut, limit=n)

@@ -62,9 +62,9 @@ _LAZY = {
     "asimulate": "argnb.debate.simulate",
     "debate_map": "argnb.debate.mapping",
     "DebateWidget": "argnb.debate.widget",
-    "read_debates": "argnb.debate.runs",
-    "next_items": "argnb.debate.runs",
-    "next_run": "argnb.debate.runs",
+    "read_debates": "argnb.debate.inputs",
+    "next_items": "argnb.debate.next_experiment",
+    "next_run": "argnb.debate.next_experiment",
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY)

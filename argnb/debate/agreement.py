@@ -77,7 +77,7 @@ def _labels_of(value: Any, where: str) -> dict[str, str | None]:
 
 def read_annotations(path: str | Path) -> AnnotationFile:
     """Read an annotation file (JSON Lines; ``schemes`` an object scheme -> label, or a list)."""
-    from argnb.debate.files import read_rows
+    from argnb.debate.inputs import read_rows
 
     labels: dict[str, dict[str, str | None]] = {}
     annotators: dict[str, None] = {}

@@ -153,7 +153,7 @@ def _export(args: argparse.Namespace) -> int:
 # -- annotate a file, agreement ----------------------------------------------------------
 def _annotate_file(args: argparse.Namespace) -> int:
     from argnb.debate.annotate import annotate_file, plan
-    from argnb.debate.files import read_rows
+    from argnb.debate.inputs import read_rows
 
     if bool(args.data) == bool(args.gold):
         raise ArgnbError("give either --data FILE or --gold", hint="--gold annotates our gold set")
@@ -229,7 +229,7 @@ def read_history(path: str) -> list[str]:
     if not p.is_file():
         raise ArgnbError(f"no history file at {p}", hint="check the path")
     if p.suffix == ".jsonl":
-        from argnb.debate.files import read_rows
+        from argnb.debate.inputs import read_rows
 
         return [str(r.get("text", "")) for r in read_rows(p) if r.get("text")]
     if p.suffix == ".json":

@@ -87,7 +87,8 @@ def _memory(args: argparse.Namespace, needed: bool) -> Any:
 def _next(args: argparse.Namespace) -> int:
     from argnb.cli_common import backend_from_args, output_path, print_json
     from argnb.debate.generate import method_of
-    from argnb.debate.runs import next_items, next_run, read_debates
+    from argnb.debate.inputs import read_debates
+    from argnb.debate.next_experiment import next_items, next_run
 
     out = output_path(args.out)
     items = next_items(read_debates(args.debates), args.cut, debate=args.debate, limit=args.limit)
@@ -114,7 +115,8 @@ def _next(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from argnb.cli_common import backend_from_args, output_path, print_json
     from argnb.debate.generate import method_of
-    from argnb.debate.simulate import simulate, utterances
+    from argnb.debate.record import utterances
+    from argnb.debate.simulate import simulate
 
     out = output_path(args.out)
     default = backend_from_args(args)
@@ -127,7 +129,7 @@ def _simulate(args: argparse.Namespace) -> int:
     history: list[Any] = []
     topic = args.topic
     if args.history:
-        from argnb.debate.runs import read_debates
+        from argnb.debate.inputs import read_debates
 
         debates = read_debates(args.history)
         if args.debate and args.debate not in debates:
@@ -184,7 +186,8 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from argnb.cli_common import backend_from_args, output_path, print_json
-    from argnb.debate.evaluate import evaluate_file, read_items
+    from argnb.debate.evaluate import evaluate_file
+    from argnb.debate.inputs import read_items
 
     out = output_path(args.out)
     read_items(args.utterances, args.judge)  # a wrong file fails before any model is loaded

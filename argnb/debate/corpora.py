@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from argnb.debate.files import read_rows
+from argnb.debate.inputs import read_rows
 from argnb.debate.memory import AddResult, Record, Store
 from argnb.errors import ArgnbError
 from argnb.transcript import Transcript

@@ -33,19 +33,18 @@ from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import run_sync
-from argnb.debate.dialogue import SIDE_WORDS, clip
+from argnb.debate.inputs import read_items
 from argnb.debate.payloads import ClaimCheck, DebatrixVerdict, InspireScores, SideScores
+from argnb.debate.record import SIDE_WORDS, clip
 from argnb.debate.schemas import DebatrixAnswer, InspireAnswer
-from argnb.errors import ArgnbError
 from argnb.llm.base import Backend, Options
 from argnb.prompts import load
-from argnb.transcript import Cost, Transcript, Turn
+from argnb.transcript import Cost, Turn
 
 PACKAGE = "argnb.debate"
 SUBJECTIVE = ("emotional_appeal", "clarity", "arrangement", "relevance")
 LOGIC = ("validity", "stance_consistency")
 STATUSES = ("supported", "contradicted", "unverifiable")
-JUDGES = ("inspire", "debatrix")
 INSPIRE = ("subjective", "logic", "fact", "score")
 DIMENSIONS = ("argument", "source", "language", "overall")
 WINNERS = ("pro", "con", "tie", "split")
@@ -358,143 +357,6 @@ class DebatrixJudge:
 
 def _side(s: Any) -> SideScores:
     return SideScores(argument=s.argument, source=s.source, language=s.language, overall=s.overall)
-
-
-# -- files ---------------------------------------------------------------------------------
-def _from_transcript(tr: Transcript, name: str) -> tuple[list[dict], list[dict]]:
-    """(utterance items, debate items) of a saved simulation or learner debate. Every utterance
-    is an item; its evidence is what was retrieved since the previous utterance (none for a
-    given or human turn, so its factual claims can only be unverifiable)."""
-    said: list[dict[str, Any]] = []
-    rest: list[tuple[str, list[dict[str, Any]]]] = []  # (method, evidence) per utterance
-    pending: dict[str, dict[str, Any]] = {}
-    for t in tr.turns:
-        p = t.payload
-        if p.kind == "debate.retrieval":
-            for r in p.get("records") or []:
-                if str(r.get("text", "")).strip():
-                    pending.setdefault(str(r.get("id")), {"id": r.get("id"), "text": r["text"]})
-        elif t.role == "utterance" and p.kind == "debate.utterance" and t.valid and t.text.strip():
-            said.append({"stance": p.stance, "speaker": t.speaker, "text": t.text})
-            rest.append((p.method, list(pending.values())))
-            pending = {}
-    topic = tr.title or str(tr.meta.get("topic", ""))
-    utts = [
-        {
-            "id": f"{name}#{i}",
-            "topic": topic,
-            "stance": s["stance"],
-            "text": s["text"],
-            "history": said[:i],
-            "evidence": ev,
-            "method": method,
-        }
-        for i, (s, (method, ev)) in enumerate(zip(said, rest, strict=True))
-    ]
-    return utts, ([{"id": name, "topic": topic, "turns": said}] if said else [])
-
-
-def _transcript(p: Path) -> Transcript | None:
-    """``p`` as a saved debate transcript, or None when it is no transcript at all (the other
-    formats are JSON Lines or CSV, which never parse as one JSON object with turns)."""
-    from argnb.datafiles import read_text
-
-    try:
-        data = json.loads(read_text(p, "--utterances"))
-    except json.JSONDecodeError:
-        return None
-    if not (isinstance(data, dict) and "kind" in data and "turns" in data):
-        return None
-    try:
-        tr = Transcript.model_validate(data)
-    except ValueError as exc:
-        msg = " ".join(str(exc).split())[:200]
-        raise ArgnbError(f"{p} is not a readable argnb transcript: {msg}") from None
-    if tr.kind.split(".")[0].split("-")[0] != "debate":
-        raise ArgnbError(
-            f"{p} is a {tr.kind!r} transcript, not a debate",
-            hint="give a debate saved by `argnb debate simulate --out` or the debate widget",
-        )
-    return tr
-
-
-def _from_next(rows: list[dict[str, Any]], judge: str) -> list[dict[str, Any]]:
-    """Items of a results file of ``argnb debate next`` (rows without an utterance skipped)."""
-    rows = [r for r in rows if str(r.get("text", "")).strip()]
-    if judge == "debatrix":
-        return [
-            {
-                "id": r["id"],
-                "topic": r.get("topic", ""),
-                "turns": [*r["history"], {"stance": r["stance"], "text": r["text"]}],
-            }
-            for r in rows
-        ]
-    return [
-        {k: r.get(k) for k in ("id", "topic", "stance", "text", "history")}
-        | {"evidence": r.get("evidence") or [], "method": r.get("method", "")}
-        for r in rows
-    ]
-
-
-def _from_debates(p: Path, judge: str) -> list[dict[str, Any]]:
-    """Items of a debates file in the IQ2 layout (moderator and short turns dropped)."""
-    from argnb.debate.runs import read_debates
-
-    debates = [d for d in read_debates(p).values() if d.turns]
-    if judge == "debatrix":
-        return [{"id": d.id, "topic": d.topic, "turns": d.turns} for d in debates]
-    return [
-        {
-            "id": f"{d.id}#{i}",
-            "topic": d.topic,
-            "stance": t["stance"],
-            "text": t["text"],
-            "history": d.turns[:i],
-            "evidence": [],
-            "method": "",
-        }
-        for d in debates
-        for i, t in enumerate(d.turns)
-    ]
-
-
-def read_items(path: str | Path, judge: str) -> list[dict[str, Any]]:
-    """The items ``judge`` evaluates in ``path``: utterances (inspire) or debates (debatrix) of
-    a results file of ``argnb debate next``, a saved debate transcript or a debates file in the
-    IQ2 layout -- recognised by their content, not their extension."""
-    from argnb.debate.files import read_rows
-
-    if judge not in JUDGES:
-        raise ArgnbError(f"unknown judge {judge!r}", hint="use inspire or debatrix")
-    p = Path(path)
-    if not p.is_file():
-        raise ArgnbError(f"no file at {p}", hint="check --utterances")
-    formats = "results of `argnb debate next` (.jsonl), a saved debate (.json) or IQ2-layout rows"
-    tr = _transcript(p)
-    if tr is not None:
-        utts, debates = _from_transcript(tr, p.stem)
-        items = utts if judge == "inspire" else debates
-    else:
-        rows = list(read_rows(p, "--utterances"))
-        if not rows:
-            raise ArgnbError(f"{p} is empty", hint=f"give {formats}")
-        if all("text" in r and "history" in r and "stance" in r for r in rows):
-            items = _from_next(rows, judge)
-        elif all("debate_id" in r and "text" in r and "stance" in r for r in rows):
-            items = _from_debates(p, judge)
-        else:
-            raise ArgnbError(
-                f"{p} is neither results of `argnb debate next`, a debate transcript, nor a "
-                "debates file",
-                hint=f"give {formats}",
-            )
-    if not items:
-        raise ArgnbError(
-            f"{p} holds no utterance for the {judge} judge to evaluate",
-            hint="check the file: are its turns empty, or all moderator turns?",
-        )
-    return items
 
 
 @dataclass

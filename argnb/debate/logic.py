@@ -39,8 +39,8 @@ from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import run_sync
-from argnb.debate.dialogue import SIDE_WORDS, Said, as_history, clip
 from argnb.debate.payloads import Flaw, Flaws, Predicates, ReasoningChain
+from argnb.debate.record import SIDE_WORDS, Said, as_history, clip
 from argnb.debate.schemas import (
     FLAW_KINDS,
     MAX_FLAWS,

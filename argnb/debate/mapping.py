@@ -8,7 +8,7 @@ answers the opponent's latest turn (edge label ``reply``). Reading the turns as 
 attacks as defeats, each node gets its grounded status (IN / OUT / UNDEC, via
 :mod:`argnb.dialectic.semantics`): which turns stand unanswered at the end.
 
-    >>> from argnb.debate.simulate import utterance_turn
+    >>> from argnb.debate.record import utterance_turn
     >>> from argnb.transcript import Transcript
     >>> tr = Transcript(kind="debate", title="Ban homework")
     >>> for side, text in [("pro", "It causes stress."), ("con", "Some stress helps.")]:
@@ -20,8 +20,7 @@ attacks as defeats, each node gets its grounded status (IN / OUT / UNDEC, via
 
 from __future__ import annotations
 
-from argnb.debate.dialogue import as_history
-from argnb.debate.simulate import utterances
+from argnb.debate.record import as_history, utterances
 from argnb.dialectic.semantics import grounded_labelling
 from argnb.maps import ArgumentMap
 from argnb.transcript import Transcript

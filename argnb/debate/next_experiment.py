@@ -1,10 +1,8 @@
 """Next-utterance generation over many debates: the paper's experiment 1, as a resumable batch.
 
-:func:`read_debates` reads a debates file in the IQ2 layout (rows ``debate_id, topic, turn,
-stance, speaker, text``; moderator, host and audience rows and turns under 12 words dropped).
-:func:`next_items` cuts each
-debate after its first ``cut`` argumentative turns: those are the history, and the side of the
-real turn ``cut + 1`` is the side to speak (the real turn is kept as ``reference``, for a reader
+:func:`next_items` cuts each debate of a debates file (read by
+:func:`argnb.debate.inputs.read_debates`) after its first ``cut`` argumentative turns: those
+are the history, and the side of the real turn ``cut + 1`` is the side to speak (the real turn is kept as ``reference``, for a reader
 who wants to compare). :func:`anext_run` generates one utterance per item with a
 :class:`~argnb.debate.generate.Debater`, checks its stance, and appends one record per item to
 the results file through :func:`argnb.batch.arun_batch` -- so an interrupted run resumes, and a
@@ -23,61 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from argnb.debate.dialogue import SIDES, as_history, next_side
 from argnb.debate.generate import Debater
+from argnb.debate.inputs import Debate
+from argnb.debate.record import as_history, next_side
 from argnb.debate.stance import acheck_stance
 from argnb.errors import ArgnbError
 from argnb.llm.base import Backend
 from argnb.transcript import Transcript
-
-
-@dataclass(frozen=True)
-class Debate:
-    """One debate of a debates file: its motion and its argumentative turns, in order."""
-
-    id: str
-    topic: str
-    turns: list[dict[str, str]]
-
-
-#: turns shorter than this are not arguments ("Thank you.", "Yes.") and are dropped, as the
-#: memory builders drop them
-MIN_WORDS = 12
-
-
-def read_debates(path: str | Path, *, min_words: int = MIN_WORDS) -> dict[str, Debate]:
-    """The debates of a file in the IQ2 layout, in file order (see the module docstring);
-    turns under ``min_words`` words are dropped."""
-    from argnb.debate.files import read_rows
-
-    rows: dict[str, list[dict[str, Any]]] = {}
-    topics: dict[str, str] = {}
-    for n, row in enumerate(read_rows(path), 1):
-        if not isinstance(row, dict) or "debate_id" not in row or "text" not in row:
-            raise ArgnbError(
-                f"{path}: row {n} is not a debate turn",
-                hint='rows need "debate_id", "topic", "turn", "stance", "text" (the IQ2 layout)',
-            )
-        did = str(row["debate_id"])
-        topics.setdefault(did, str(row.get("topic", "")))
-        words = len(str(row["text"]).split())
-        if str(row.get("stance", "")).lower() in SIDES and words >= min_words:
-            rows.setdefault(did, []).append(row)
-    if not topics:
-        raise ArgnbError(f"{path} holds no debate turns", hint="check the file")
-    out = {}
-    for did, rs in rows.items():
-        rs.sort(key=lambda r: float(r.get("turn", 0) or 0))
-        turns = [
-            {
-                "stance": str(r["stance"]).lower(),
-                "speaker": str(r.get("speaker", "")),
-                "text": " ".join(str(r["text"]).split()),
-            }
-            for r in rs
-        ]
-        out[did] = Debate(did, topics[did], turns)
-    return out
 
 
 def next_items(

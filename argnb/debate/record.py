@@ -1,4 +1,7 @@
-"""A debate's history as the generation agents see it: who said what, on which side.
+"""A debate transcript read back: its utterances, the history the agents see, evaluation items.
+
+This is debate's one reader of its transcript (every module's is called ``record.py``): a view,
+the map, the simulation and the judges read turns through it, never by their own filters.
 
 The paper's task (section 3): the pro side speaks first, turns alternate, and the next utterance
 is written for the side whose turn it is, from the whole history so far. :class:`Said` is one
@@ -19,7 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from argnb.debate.payloads import Utterance
 from argnb.errors import ArgnbError
+from argnb.transcript import Transcript, Turn
 
 SIDES = ("pro", "con")
 SIDE_WORDS = {"pro": "for", "con": "against"}
@@ -88,3 +93,52 @@ def render(history: Sequence[Said], *, words: int = 150, last: int | None = None
     ``last`` keeps only the most recent turns (a small model's context is short)."""
     turns = list(history)[-last:] if last else list(history)
     return "\n".join(f'{s.label} ({SIDE_WORDS[s.stance]}): "{clip(s.text, words)}"' for s in turns)
+
+
+# -- the transcript's turns -------------------------------------------------------------
+def utterance_turn(stance: str, text: str, topic: str, speaker: str = "") -> Turn:
+    """A given (corpus or human) turn as the transcript records it."""
+    return Turn(
+        speaker=speaker or stance,
+        role="utterance",
+        text=" ".join(text.split()),
+        payload=Utterance(stance=stance, topic=topic),
+    )
+
+
+def utterances(tr: Transcript) -> list[Turn]:
+    """The debate's turns (given and generated), in order."""
+    return [t for t in tr.turns if t.role == "utterance" and t.payload.kind == "debate.utterance"]
+
+
+def evaluation_items(tr: Transcript, name: str) -> tuple[list[dict], list[dict]]:
+    """(utterance items, debate items) of a saved simulation or learner debate. Every utterance
+    is an item; its evidence is what was retrieved since the previous utterance (none for a
+    given or human turn, so its factual claims can only be unverifiable)."""
+    said: list[dict[str, Any]] = []
+    rest: list[tuple[str, list[dict[str, Any]]]] = []  # (method, evidence) per utterance
+    pending: dict[str, dict[str, Any]] = {}
+    for t in tr.turns:
+        p = t.payload
+        if p.kind == "debate.retrieval":
+            for r in p.get("records") or []:
+                if str(r.get("text", "")).strip():
+                    pending.setdefault(str(r.get("id")), {"id": r.get("id"), "text": r["text"]})
+        elif t.role == "utterance" and p.kind == "debate.utterance" and t.valid and t.text.strip():
+            said.append({"stance": p.stance, "speaker": t.speaker, "text": t.text})
+            rest.append((p.method, list(pending.values())))
+            pending = {}
+    topic = tr.title or str(tr.meta.get("topic", ""))
+    utts = [
+        {
+            "id": f"{name}#{i}",
+            "topic": topic,
+            "stance": s["stance"],
+            "text": s["text"],
+            "history": said[:i],
+            "evidence": ev,
+            "method": method,
+        }
+        for i, (s, (method, ev)) in enumerate(zip(said, rest, strict=True))
+    ]
+    return utts, ([{"id": name, "topic": topic, "turns": said}] if said else [])

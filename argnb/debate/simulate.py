@@ -35,9 +35,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from argnb.batch import run_sync
-from argnb.debate.dialogue import as_history, next_side
 from argnb.debate.generate import Debater, NextUtterance
-from argnb.debate.payloads import Utterance
+from argnb.debate.record import as_history, next_side, utterance_turn, utterances
 from argnb.debate.stance import acheck_stance
 from argnb.errors import ArgnbError
 from argnb.llm.base import Backend
@@ -59,21 +58,6 @@ def repeats(text: str, before: str) -> bool:
     """
     now = _words(text)
     return bool(now) and len(now & _words(before)) / len(now) >= REPEAT
-
-
-def utterance_turn(stance: str, text: str, topic: str, speaker: str = "") -> Turn:
-    """A given (corpus or human) turn as the transcript records it."""
-    return Turn(
-        speaker=speaker or stance,
-        role="utterance",
-        text=" ".join(text.split()),
-        payload=Utterance(stance=stance, topic=topic),
-    )
-
-
-def utterances(tr: Transcript) -> list[Turn]:
-    """The debate's turns (given and generated), in order."""
-    return [t for t in tr.turns if t.role == "utterance" and t.payload.kind == "debate.utterance"]
 
 
 async def asimulate(

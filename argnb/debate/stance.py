@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from argnb.agents import Agent
-from argnb.debate.dialogue import clip, other
 from argnb.debate.payloads import StanceCheck
+from argnb.debate.record import clip, other
 from argnb.debate.schemas import StanceAnswer
 from argnb.llm.base import Backend, Options
 from argnb.prompts import load

@@ -22,9 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from argnb.debate.dialogue import SIDE_WORDS, other
 from argnb.debate.generate import Debater
-from argnb.debate.simulate import utterance_turn, utterances
+from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
 from argnb.debate.views import steps_html, utterance_box
 from argnb.transcript import Transcript, Turn
 

@@ -9,8 +9,8 @@ import pytest
 import argnb.cli_common
 from argnb.cli import main
 from argnb.critique.data import ASSETS
-from argnb.critique.schemas import GRID
 from argnb.critique.rubric import DIMENSIONS
+from argnb.critique.schemas import GRID
 from argnb.llm.scripted import ScriptedBackend
 
 DATA = str(ASSETS / "examples.jsonl")

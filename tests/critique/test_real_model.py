@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from argnb.critique.judge import Judge, run_judge
-from argnb.critique.schemas import GRID
 from argnb.critique.metrics import score
 from argnb.critique.rubric import DIMENSIONS
+from argnb.critique.schemas import GRID
 
 
 @pytest.mark.model

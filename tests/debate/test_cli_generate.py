@@ -8,7 +8,8 @@ import pytest
 
 import argnb.cli_common
 from argnb.cli import main
-from argnb.debate.runs import next_items, read_debates
+from argnb.debate.inputs import read_debates
+from argnb.debate.next_experiment import next_items
 from argnb.transcript import Transcript
 
 from .test_generate import role_backend

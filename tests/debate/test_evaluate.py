@@ -14,12 +14,12 @@ from argnb.debate.evaluate import (
     InspireJudge,
     evaluate_file,
     inspire_dimensions,
-    read_items,
     relative,
 )
+from argnb.debate.inputs import read_items
 from argnb.debate.payloads import RetrievalStep
+from argnb.debate.record import utterance_turn
 from argnb.debate.schemas import ClaimAnswer, DebatrixAnswer, InspireAnswer, SideAnswer
-from argnb.debate.simulate import utterance_turn
 from argnb.errors import ArgnbError, BackendUnavailable
 from argnb.llm import ScriptedBackend
 from argnb.llm.answer import unbounded

@@ -11,9 +11,10 @@ from argnb.debate.corpora import example_memory
 from argnb.debate.generate import METHODS, Debater, worst_case_calls
 from argnb.debate.logic import LogicAgent, well_formed
 from argnb.debate.mapping import debate_map
+from argnb.debate.record import utterances
 from argnb.debate.retrieve import Retriever
 from argnb.debate.schemas import StanceAnswer
-from argnb.debate.simulate import simulate, utterances
+from argnb.debate.simulate import simulate
 from argnb.debate.stance import holds
 from argnb.debate.views import debate_html, utterance_html
 from argnb.errors import ArgnbError, BackendUnavailable

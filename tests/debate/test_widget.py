@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from argnb.debate.corpora import example_memory
 from argnb.debate.generate import Debater
+from argnb.debate.record import utterances
 from argnb.debate.retrieve import Retriever
-from argnb.debate.simulate import utterances
 from argnb.debate.widget import DebateWidget
 from argnb.transcript import Transcript
 
