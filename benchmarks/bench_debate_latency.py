@@ -75,6 +75,7 @@ def run() -> list[dict]:
         return skipped("debate retrieval latency", "../shared/data is not present")
     import numpy as np
 
+    from argnb.debate import index as memory_index
     from argnb.debate import retrieve as R
     from argnb.debate.retrieve import index_for, lexical_keywords, rank
 
@@ -87,7 +88,7 @@ def run() -> list[dict]:
     t0 = time.perf_counter()
     idx = index_for(store, model)
     cold = time.perf_counter() - t0
-    R._INDEXES.clear()
+    memory_index._INDEXES.clear()
     t0 = time.perf_counter()
     idx = index_for(store, model)
     warm = time.perf_counter() - t0

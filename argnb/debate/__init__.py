@@ -38,7 +38,7 @@ _LAZY = {
     "AnnotationResult": "argnb.debate.annotate",
     "annotate_store": "argnb.debate.annotate",
     "annotate_file": "argnb.debate.annotate",
-    "akeywords": "argnb.debate.annotate",
+    "akeywords": "argnb.debate.retrieve",
     "plan": "argnb.debate.annotate",
     "agreement": "argnb.debate.agreement",
     "read_annotations": "argnb.debate.agreement",

@@ -1,4 +1,5 @@
-"""The annotation agents: scheme annotation, scoring, and keyword extraction.
+"""The annotation agents: scheme annotation and scoring (the keyword agent is retrieval's first
+step: :func:`argnb.debate.retrieve.akeywords`).
 
 * **Scheme annotation** (multi-label): which schemes does a passage use, with a short reason
   each. The answer schema enumerates the scheme ids, so an unknown scheme cannot come back.
@@ -6,7 +7,6 @@
   excellent -- per used scheme, judged on acceptable premises, the fit of the pattern and the
   scheme's critical questions. Its answer schema has one required field per used scheme, so
   every used scheme gets exactly one label, with any model.
-* **Keywords**: search terms from a debate history (retrieval's first step).
 
 Every answer is a transcript turn (typed payloads from :mod:`argnb.debate.payloads`), so what an
 annotation cost is summed from its turns. :func:`annotate_store` runs the agents over a memory
@@ -35,8 +35,8 @@ from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import arun_batch, run_sync
-from argnb.debate.payloads import Keywords, SchemeAnnotation, SchemeScore, SchemeScores, SchemeUse
-from argnb.debate.schemas import KeywordsAnswer, annotation_schema, scoring_schema
+from argnb.debate.payloads import SchemeAnnotation, SchemeScore, SchemeScores, SchemeUse
+from argnb.debate.schemas import annotation_schema, scoring_schema
 from argnb.debate.schemes import LABELS, SchemeSet, load_schemes
 from argnb.errors import ArgnbError
 from argnb.llm.base import Backend, Options
@@ -271,45 +271,6 @@ def _dedupe(v: Any) -> list[SchemeUse]:
         if u.scheme not in out:
             out[u.scheme] = SchemeUse(scheme=u.scheme, reason=u.reason.strip())
     return list(out.values())
-
-
-# -- the keyword agent -------------------------------------------------------------------
-async def akeywords(
-    backend: Backend,
-    history: str,
-    *,
-    n: int = 8,
-    options: Options | None = None,
-    prompt_dir: str | None = None,
-) -> tuple[list[str] | None, tuple[Turn, ...]]:
-    """The keyword extraction agent: (keywords or None when invalid, turns)."""
-    t = load(PACKAGE, "keywords", prompt_dir, sectioned=True)
-    agent = Agent("keyword agent", backend, options, system=t.render("system"))
-
-    def clean(v: Any) -> list[str]:
-        seen: dict[str, None] = {}
-        for k in v.keywords:
-            k = " ".join(k.split()).strip(" .,;:\"'")
-            if k and k.lower() not in {s.lower() for s in seen}:
-                seen[k] = None
-        return list(seen)[:n]
-
-    resp = await agent.arespond(
-        t.render("user", history=_clip(history, 1500), n=n),
-        KeywordsAnswer,
-        role="keywords",
-        check=lambda v: [] if clean(v) else ["give at least one keyword"],
-        payload=lambda v: Keywords(keywords=clean(v), source="agent"),
-        text=lambda v: ", ".join(clean(v)),
-    )
-    return (clean(resp.value) if resp.valid else None), resp.turns
-
-
-def keywords(
-    backend: Backend, history: str, **kw: Any
-) -> tuple[list[str] | None, tuple[Turn, ...]]:
-    """Sync twin of :func:`akeywords`."""
-    return run_sync(akeywords(backend, history, **kw))
 
 
 # -- cost before a run -------------------------------------------------------------------
@@ -547,7 +508,6 @@ __all__ = [
     "Annotator",
     "Plan",
     "RunSummary",
-    "akeywords",
     "annotate_file",
     "annotate_store",
     "plan",

@@ -41,11 +41,10 @@ from typing import Any, Literal
 
 from argnb.agents import Agent, Response
 from argnb.batch import run_sync
-from argnb.debate.annotate import akeywords
 from argnb.debate.logic import OPPONENT_TURNS, LogicAgent, LogicResult
 from argnb.debate.payloads import Draft, Summary, Utterance, Verdict
 from argnb.debate.record import SIDE_WORDS, Said, as_history, clip, next_side, render
-from argnb.debate.retrieve import RetrievalTrace, Retriever, history_text
+from argnb.debate.retrieve import RetrievalTrace, Retriever, akeywords, history_text
 from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
 from argnb.errors import ArgnbError

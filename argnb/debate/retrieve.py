@@ -2,7 +2,7 @@
 
 From a debate history to exemplars and scheme priors:
 
-1. **keywords** -- the keyword agent (an LLM, :func:`argnb.debate.annotate.akeywords`) or, with
+1. **keywords** -- the keyword agent (an LLM, :func:`akeywords`) or, with
    no model, :func:`lexical_keywords` (the history's terms weighted by tf-idf over the memory);
 2. **coarse candidates** -- records matching the keywords, ranked by BM25 (``bm25s``). The paper
    keeps records with an explicit keyword match by a rule; BM25 keeps exactly those records
@@ -18,31 +18,29 @@ A stance filter restricts the memory to one side: the debater's own stance for e
 opposite one to anticipate attacks. Every step's output -- keywords, candidates with BM25
 scores, hits with cosines and labels, priors, timings -- is returned in a
 :class:`RetrievalTrace`. Indexes (BM25, the normalised embedding matrix, label matrix) are
-built once per memory generation and cached in the process and next to the database file.
+built once per memory generation and cached in the process and next to the database file
+(:mod:`argnb.debate.index`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
-import json
 import math
-import shutil
-import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from argnb.agents import Agent
+from argnb.debate.index import MemoryIndex, _init_stop, index_for, tokenize
 from argnb.debate.memory import Store
-from argnb.debate.payloads import RetrievalStep
-from argnb.debate.schemes import LABELS, load_schemes
+from argnb.debate.payloads import Keywords, RetrievalStep
+from argnb.debate.schemas import KeywordsAnswer
 from argnb.errors import ArgnbError
+from argnb.prompts import load
 from argnb.transcript import Cost, Turn
 
 if TYPE_CHECKING:
@@ -50,191 +48,61 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from argnb.debate.embed import Embedder
-    from argnb.llm.base import Backend
+    from argnb.llm.base import Backend, Options
 
+PACKAGE = "argnb.debate"
 Method = Literal["hybrid", "bm25", "embedding"]
 METHODS = ("hybrid", "bm25", "embedding")
 #: the most recent words of the history that are embedded as the query (MiniLM reads 256 pieces)
 QUERY_WORDS = 200
 
-#: talk that carries no argument (added to scikit-learn's English stop words)
-_FILLER_WORDS = """think know going say said says saying really just well yes yeah okay ok oh um
-    uh let like want got get gets make makes made way thing things lot lots actually mean means
-    point right thank thanks sure look kind sort maybe gonna come came tell told talk talking
-    talked question questions debate motion opponents opponent side team points"""
-FILLERS = frozenset(_FILLER_WORDS.split())
-
-
-def _stopwords() -> list[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return sorted(ENGLISH_STOP_WORDS | FILLERS)
-
-
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """Lower-cased word tokens without stop words (the same for documents and queries)."""
-    import bm25s
-
-    return bm25s.tokenize(list(texts), return_ids=False, stopwords=_STOP, show_progress=False)  # type: ignore[return-value]
-
-
-_STOP: list[str] = []
-
-
-def _init_stop() -> None:
-    if not _STOP:
-        _STOP.extend(_stopwords())
-
-
-# -- the index ---------------------------------------------------------------------------
-@dataclass
-class MemoryIndex:
-    """Everything retrieval needs, precomputed for one memory generation and embedding model."""
-
-    generation: int
-    ids: list[str]
-    texts: list[str]
-    topics: list[str]
-    sources: list[str]
-    stance: np.ndarray  # "pro"/"con" per record
-    bm25: Any
-    df: dict[str, int]
-    scheme_ids: tuple[str, ...]
-    scores: np.ndarray  # records x schemes, 0 (unused / unscored) .. 4
-    labels: list[dict[str, str | None]]
-    annotated: np.ndarray  # bool per record
-    embed_model: str | None
-    emb: np.ndarray | None  # records x dim, unit rows; zero rows where missing
-    has_emb: np.ndarray | None
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-    @cached_property
-    def topic_array(self) -> np.ndarray:
-        """The topics as an array, built once per index (the motion filter compares them)."""
-        import numpy as np
-
-        return np.asarray(self.topics, dtype=object)
-
-    @classmethod
-    def build(cls, store: Store, embed_model: str | None = None) -> MemoryIndex:
-        import numpy as np
-
-        _init_stop()
-        gen = store.generation
-        cols = store.columns()
-        if not cols["id"]:
-            raise ArgnbError(
-                f"the memory {store.path} is empty",
-                hint="add records with `argnb debate memory build --from ... PATH --db FILE`",
-            )
-        bm25, df = _bm25(store, cols["text"], gen)
-        ann = store.annotations()
-        known = list(load_schemes().ids)
-        extra = sorted({s for a in ann.values() for s in a.labels} - set(known))
-        scheme_ids = tuple(known + extra)
-        col = {s: j for j, s in enumerate(scheme_ids)}
-        scores = np.zeros((len(cols["id"]), len(scheme_ids)), dtype=np.int8)
-        labels: list[dict[str, str | None]] = []
-        annotated = np.zeros(len(cols["id"]), dtype=bool)
-        for i, rid in enumerate(cols["id"]):
-            a = ann.get(rid)
-            labels.append(dict(a.labels) if a else {})
-            if a:
-                annotated[i] = True
-                for s, lab in a.labels.items():
-                    scores[i, col[s]] = 0 if lab is None else LABELS.index(lab) + 1
-        emb = has = None
-        if embed_model is not None:
-            eids, mat = store.embeddings(embed_model)
-            pos = {rid: i for i, rid in enumerate(cols["id"])}
-            emb = np.zeros((len(cols["id"]), mat.shape[1]), dtype=np.float32)
-            has = np.zeros(len(cols["id"]), dtype=bool)
-            rows = np.fromiter((pos[r] for r in eids), dtype=np.int64, count=len(eids))
-            emb[rows] = mat
-            has[rows] = True
-        return cls(
-            generation=gen,
-            ids=cols["id"],
-            texts=cols["text"],
-            topics=cols["topic"],
-            sources=cols["source"],
-            stance=np.array(cols["stance"]),
-            bm25=bm25,
-            df=df,
-            scheme_ids=scheme_ids,
-            scores=scores,
-            labels=labels,
-            annotated=annotated,
-            embed_model=embed_model,
-            emb=emb,
-            has_emb=has,
-        )
-
-    def idf(self, term: str) -> float:
-        return math.log(1 + (self.n - self.df.get(term, 0) + 0.5) / (self.df.get(term, 0) + 0.5))
-
-
-def _cache_dir(store: Store) -> Path | None:
-    if store.path == ":memory:":
-        return None
-    return Path(store.path + ".index")
-
-
-def _bm25(store: Store, texts: list[str], gen: int) -> tuple[Any, dict[str, int]]:
-    """The BM25 index and document frequencies: from the cache next to the database when it
-    was built at this generation, else built (and saved there)."""
-    import bm25s
-
-    folder = _cache_dir(store)
-    if folder is not None and (folder / "meta.json").is_file():
-        try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-            if meta.get("generation") == gen and meta.get("n") == len(texts):
-                bm25 = bm25s.BM25.load(str(folder / "bm25"), show_progress=False, verbosity=0)
-                df = json.loads((folder / "df.json").read_text(encoding="utf-8"))
-                return bm25, df
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache is rebuilt
-    # "_" stands in for a text made only of stop words (the tokenizer never produces it)
-    tokens = [t or ["_"] for t in tokenize(texts)]
-    df: Counter[str] = Counter()
-    for toks in tokens:
-        df.update(set(toks))
-    bm25 = bm25s.BM25()
-    bm25.index(tokens, show_progress=False)
-    if folder is not None:
-        try:
-            if folder.exists():
-                shutil.rmtree(folder)
-            folder.mkdir(parents=True)
-            bm25.save(str(folder / "bm25"), show_progress=False)
-            (folder / "df.json").write_text(json.dumps(df), encoding="utf-8")
-            (folder / "meta.json").write_text(
-                json.dumps({"generation": gen, "n": len(texts)}), encoding="utf-8"
-            )
-        except OSError:
-            pass  # a read-only place: the index still works, it is just not cached
-    return bm25, dict(df)
-
-
-_INDEXES: dict[tuple[str, str | None], MemoryIndex] = {}
-_INDEX_LOCK = threading.Lock()
-
-
-def index_for(store: Store, embed_model: str | None = None) -> MemoryIndex:
-    """The index of ``store`` for ``embed_model`` (built once per generation, then cached)."""
-    key = (store.path if store.path != ":memory:" else f"mem:{id(store)}", embed_model)
-    with _INDEX_LOCK:
-        idx = _INDEXES.get(key)
-        if idx is None or idx.generation != store.generation:
-            idx = _INDEXES[key] = MemoryIndex.build(store, embed_model)
-        return idx
-
 
 # -- step 1: keywords --------------------------------------------------------------------
+def _first_words(text: str, words: int) -> str:
+    w = text.split()
+    return " ".join(w[:words]) + (" ..." if len(w) > words else "")
+
+
+async def akeywords(
+    backend: Backend,
+    history: str,
+    *,
+    n: int = 8,
+    options: Options | None = None,
+    prompt_dir: str | None = None,
+) -> tuple[list[str] | None, tuple[Turn, ...]]:
+    """The keyword extraction agent: (keywords or None when invalid, turns)."""
+    t = load(PACKAGE, "keywords", prompt_dir, sectioned=True)
+    agent = Agent("keyword agent", backend, options, system=t.render("system"))
+
+    def clean(v: Any) -> list[str]:
+        seen: dict[str, None] = {}
+        for k in v.keywords:
+            k = " ".join(k.split()).strip(" .,;:\"'")
+            if k and k.lower() not in {s.lower() for s in seen}:
+                seen[k] = None
+        return list(seen)[:n]
+
+    resp = await agent.arespond(
+        t.render("user", history=_first_words(history, 1500), n=n),
+        KeywordsAnswer,
+        role="keywords",
+        check=lambda v: [] if clean(v) else ["give at least one keyword"],
+        payload=lambda v: Keywords(keywords=clean(v), source="agent"),
+        text=lambda v: ", ".join(clean(v)),
+    )
+    return (clean(resp.value) if resp.valid else None), resp.turns
+
+
+def keywords(
+    backend: Backend, history: str, **kw: Any
+) -> tuple[list[str] | None, tuple[Turn, ...]]:
+    """Sync twin of :func:`akeywords`."""
+    from argnb.batch import run_sync
+
+    return run_sync(akeywords(backend, history, **kw))
+
+
 def lexical_keywords(history: str, index: MemoryIndex, n: int = 8) -> list[str]:
     """The history's terms ranked by tf-idf over the memory (terms the memory does not
     contain cannot match, so they are left out). Needs no model."""
@@ -334,6 +202,11 @@ class RetrievalTrace(BaseModel):
         text = f"{len(self.hits)} records; priors: {', '.join(self.kept_schemes) or 'none'}"
         return Turn(speaker=speaker, role="retrieval", text=text, payload=payload)
 
+    def _repr_html_(self) -> str:
+        from argnb.debate.views import trace_html
+
+        return trace_html(self)
+
     def __str__(self) -> str:
         lines = [
             f"keywords ({self.keyword_source}): {', '.join(self.keywords) or '(none)'}",
@@ -355,31 +228,6 @@ class RetrievalTrace(BaseModel):
         )
         lines.append(f"exemplars: {', '.join(self.exemplars) or 'none'}")
         return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        e = html.escape
-        rows = "".join(
-            f"<tr><td>{h.rank}</td><td>{e(h.stance)}</td><td>{e(h.id)}</td>"
-            f"<td>{'' if h.bm25 is None else f'{h.bm25:.2f}'}</td>"
-            f"<td>{'' if h.cosine is None else f'{h.cosine:.3f}'}</td>"
-            f"<td>{e(', '.join(f'{s}: {lab or chr(63)}' for s, lab in h.schemes.items()))}</td>"
-            f"<td style='text-align:left'>{e(h.text[:300])}</td></tr>"
-            for h in self.hits
-        )
-        pri = ", ".join(
-            f"<b>{e(p.scheme)} {p.mean:.2f}</b>" if p.kept else f"{e(p.scheme)} {p.mean:.2f}"
-            for p in self.priors
-            if p.used
-        )
-        return (
-            f"<div><p><b>Keywords</b> ({e(self.keyword_source)}): {e(', '.join(self.keywords))}</p>"
-            f"<p>{len(self.candidates)} candidates, top {len(self.hits)} by {e(self.method)}; "
-            f"stance filter: {e(str(self.stance or 'none'))}</p>"
-            "<table><tr><th>#</th><th>stance</th><th>id</th><th>BM25</th><th>cosine</th>"
-            f"<th>schemes</th><th>text</th></tr>{rows}</table>"
-            f"<p><b>Scheme priors</b> (bold: kept, mean &gt; {self.threshold:g}): "
-            f"{pri or 'none'}</p></div>"
-        )
 
 
 # -- the retriever -----------------------------------------------------------------------
@@ -450,8 +298,6 @@ class Retriever:
         t0 = time.perf_counter()
         source = "given"
         if keywords is None and self.keyword_backend is not None:
-            from argnb.debate.annotate import akeywords
-
             got, tt = await akeywords(self.keyword_backend, text, n=self.n_keywords)
             turns = list(tt)
             keywords = got

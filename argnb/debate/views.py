@@ -1,4 +1,4 @@
-"""HTML of a generated turn's steps and of a whole debate, for notebooks and the widget.
+"""HTML of a retrieval trace, a generated turn's steps and a whole debate (notebooks, widget).
 
 Views read transcript turns and never call a model. Every text from a model, a corpus or a
 learner is escaped (:func:`html.escape`), so a turn that contains markup shows as text.
@@ -14,6 +14,7 @@ from argnb.transcript import Transcript, Turn
 
 if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
+    from argnb.debate.retrieve import RetrievalTrace
 
 SIDE_COLOURS = {"pro": "#1f77b4", "con": "#ff7f0e"}
 _BOX = (
@@ -165,3 +166,29 @@ def debate_html(tr: Transcript, *, steps: bool = True) -> str:
     if tr.outcome:
         out.append(f"<p style='color:#555'>{e(tr.outcome)} — cost: {e(_cost(tr.turns))}</p>")
     return "<div>" + "".join(out) + "</div>"
+
+
+def trace_html(trace: RetrievalTrace) -> str:
+    """A retrieval trace: keywords, the hits' table, the scheme priors (kept ones bold)."""
+    rows = "".join(
+        f"<tr><td>{h.rank}</td><td>{e(h.stance)}</td><td>{e(h.id)}</td>"
+        f"<td>{'' if h.bm25 is None else f'{h.bm25:.2f}'}</td>"
+        f"<td>{'' if h.cosine is None else f'{h.cosine:.3f}'}</td>"
+        f"<td>{e(', '.join(f'{s}: {lab or chr(63)}' for s, lab in h.schemes.items()))}</td>"
+        f"<td style='text-align:left'>{e(h.text[:300])}</td></tr>"
+        for h in trace.hits
+    )
+    pri = ", ".join(
+        f"<b>{e(p.scheme)} {p.mean:.2f}</b>" if p.kept else f"{e(p.scheme)} {p.mean:.2f}"
+        for p in trace.priors
+        if p.used
+    )
+    return (
+        f"<div><p><b>Keywords</b> ({e(trace.keyword_source)}): {e(', '.join(trace.keywords))}</p>"
+        f"<p>{len(trace.candidates)} candidates, top {len(trace.hits)} by {e(trace.method)}; "
+        f"stance filter: {e(str(trace.stance or 'none'))}</p>"
+        "<table><tr><th>#</th><th>stance</th><th>id</th><th>BM25</th><th>cosine</th>"
+        f"<th>schemes</th><th>text</th></tr>{rows}</table>"
+        f"<p><b>Scheme priors</b> (bold: kept, mean &gt; {trace.threshold:g}): "
+        f"{pri or 'none'}</p></div>"
+    )

@@ -10,10 +10,10 @@ from argnb.debate.annotate import (
     annotate_file,
     annotate_store,
     confirm,
-    keywords,
     plan,
 )
 from argnb.debate.corpora import example_memory
+from argnb.debate.retrieve import keywords
 from argnb.debate.schemas import KeywordsAnswer, LabelAnswer, annotation_schema, scoring_schema
 from argnb.debate.schemes import load_schemes
 from argnb.errors import ArgnbError, BackendUnavailable

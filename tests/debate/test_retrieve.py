@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from argnb.debate import retrieve as R
+from argnb.debate import index as memory_index
 from argnb.debate.embed import BackendEmbedder, embed_store
 from argnb.debate.memory import Store
 from argnb.debate.retrieve import RetrievalTrace, Retriever, index_for, lexical_keywords, retrieve
@@ -114,7 +114,7 @@ def test_the_bm25_index_is_cached_on_disk_until_the_memory_changes(tmp_path, mon
     idx = index_for(s)
     meta = json.loads((tmp_path / "m.db.index" / "meta.json").read_text())
     assert meta == {"generation": s.generation, "n": 5}
-    R._INDEXES.clear()
+    memory_index._INDEXES.clear()
     import bm25s
 
     def refuse(*a, **k):
