@@ -31,6 +31,28 @@ def _kind(cls: type) -> str:
     return cls.model_fields["kind"].default
 
 
+def agenda_text(a: Agenda, welcome: str = "") -> str:
+    """The opening as it is said aloud and recorded (the agenda turn's text, which the roles
+    read): the moderator's welcome, then the agenda."""
+    seats = [
+        f"{p.name} ({p.role}{', ' + p.model if p.model else ''})"
+        for p in a.participants
+        if p.role != "moderator"
+    ]
+    parts = [welcome] if welcome else []
+    parts.append(f"Agenda: {a.scope or a.topic}")
+    if a.criteria:
+        parts.append("Criteria: " + "; ".join(a.criteria) + ".")
+    parts.append("At the table: " + ", ".join(seats) + ".")
+    human = next((p.name for p in a.participants if p.role == "human"), "the human")
+    parts.append(
+        f"{a.turns} turns; nobody speaks twice in a row; {human} speaks at least once in every "
+        f"{a.human_every}; deliberators keep to {a.word_limit} words"
+        + (f"; an analysis every {a.analyze_every} turns." if a.analyze_every else ".")
+    )
+    return "\n".join(parts)
+
+
 def agenda(tr: Transcript) -> Agenda | None:
     """The opening agenda, or None before the session opened."""
     turns = tr.of_kind(_kind(Agenda))

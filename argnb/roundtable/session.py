@@ -376,10 +376,8 @@ class Session:
             analyze_every=self.analyze_every,
             word_limit=self.word_limit,
         )
-        from argnb.roundtable.views import agenda_text
-
         welcome = a.welcome.strip() if a else ""
-        text = agenda_text(agenda, welcome)
+        text = record.agenda_text(agenda, welcome)
         if resp.valid:
             turn = resp.turn.model_copy(update={"role": "agenda", "text": text, "payload": agenda})
         else:

@@ -39,27 +39,6 @@ def esc(text: object) -> str:
     return html.escape("" if text is None else str(text), quote=True)
 
 
-def agenda_text(a: Agenda, welcome: str = "") -> str:
-    """The opening as the dialogue shows it: the moderator's welcome, then the agenda."""
-    seats = [
-        f"{p.name} ({p.role}{', ' + p.model if p.model else ''})"
-        for p in a.participants
-        if p.role != "moderator"
-    ]
-    parts = [welcome] if welcome else []
-    parts.append(f"Agenda: {a.scope or a.topic}")
-    if a.criteria:
-        parts.append("Criteria: " + "; ".join(a.criteria) + ".")
-    parts.append("At the table: " + ", ".join(seats) + ".")
-    human = next((p.name for p in a.participants if p.role == "human"), "the human")
-    parts.append(
-        f"{a.turns} turns; nobody speaks twice in a row; {human} speaks at least once in every "
-        f"{a.human_every}; deliberators keep to {a.word_limit} words"
-        + (f"; an analysis every {a.analyze_every} turns." if a.analyze_every else ".")
-    )
-    return "\n".join(parts)
-
-
 # -- plain text ---------------------------------------------------------------------------------
 def role_of(turn: Turn) -> str:
     """moderator, deliberator, human, rules, analysis, check, end or other."""
