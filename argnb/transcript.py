@@ -21,7 +21,6 @@ without ``calls`` counts one call when it names a backend.
 
 from __future__ import annotations
 
-import html
 import importlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -132,6 +131,12 @@ class Cost(BaseModel):
         for t in turns:
             usage, calls, seconds = usage + t.usage, calls + t.calls, seconds + t.latency_s
         return cls(usage=usage, calls=calls, latency_s=seconds)
+
+    def __str__(self) -> str:
+        """The one cost line: ``3 model calls, 1,234 tokens, 2.1 s``."""
+        return (
+            f"{self.calls} model calls, {self.usage.total_tokens:,} tokens, {self.latency_s:.1f} s"
+        )
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
@@ -279,6 +284,8 @@ class Transcript(Costed, BaseModel):
         return pd.DataFrame(rows)
 
     def _repr_html_(self) -> str:
+        from argnb.views import render_html
+
         return render_html(self)
 
 
@@ -305,44 +312,3 @@ def migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
         t["payload"] = p
         turns.append(t)
     return {**data, "version": FORMAT_VERSION, "turns": turns}
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _payload_html(payload: Mapping[str, Any]) -> str:
-    if not payload:
-        return ""
-    items = "".join(
-        f"<li><b>{_esc(k)}</b>: {_esc(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))}</li>"
-        for k, v in payload.items()
-    )
-    return f"<ul style='margin:2px 0 0 1em;font-size:90%'>{items}</ul>"
-
-
-def render_html(tr: Transcript) -> str:
-    """HTML for notebooks. Every piece of model or user text is escaped (it is untrusted)."""
-    parts = [
-        f"<div class='argnb-transcript'><h4>{_esc(tr.kind)}: {_esc(tr.title)}</h4>",
-        "<table style='border-collapse:collapse'>",
-    ]
-    for i, t in enumerate(tr.turns):
-        rnd = "" if t.round is None else f"r{t.round}"
-        flag = "" if t.valid else " <span style='color:#b00'>(invalid)</span>"
-        parts.append(
-            "<tr style='border-top:1px solid #ddd;vertical-align:top'>"
-            f"<td style='padding:4px'>{i}</td><td style='padding:4px'>{_esc(rnd)}</td>"
-            f"<td style='padding:4px'><b>{_esc(t.speaker)}</b><br><i>{_esc(t.role)}</i>{flag}</td>"
-            f"<td style='padding:4px;text-align:left'>{_esc(t.text)}{_payload_html(t.payload.data())}</td>"
-            "</tr>"
-        )
-    parts.append("</table>")
-    if tr.outcome:
-        parts.append(f"<p><b>Outcome</b>{_payload_html(tr.outcome)}</p>")
-    c = tr.cost
-    parts.append(
-        f"<p style='color:#666;font-size:85%'>{len(tr.turns)} turns, {c.calls} model calls, "
-        f"{c.usage.prompt_tokens} prompt + {c.usage.completion_tokens} completion tokens</p></div>"
-    )
-    return "".join(parts)

@@ -9,12 +9,12 @@ The learner's ratings are kept (``.ratings``) and export to the class-table form
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from argnb.critique.data import MEAN, CritiqueDataset
 from argnb.critique.metrics import as_ratings, custom_loss_terms, custom_weighted_loss
 from argnb.critique.rubric import DEFINITIONS, DIMENSIONS, LABELS, refutation
+from argnb.views import esc
 from argnb.widgets.static import StaticNote, live_box
 
 #: what is compared: the scored quantities (the product instead of its two factors)
@@ -169,10 +169,10 @@ class RatingWidget:
             return
         self.text.value = (
             "<div style='max-width:820px'>"
-            f"<p><b>Position</b> ({html.escape(item.position_id)})</p>"
-            f"<blockquote>{html.escape(item.position)}</blockquote>"
-            f"<p><b>Critique</b> ({html.escape(item.critique_id)})</p>"
-            f"<blockquote>{html.escape(item.critique)}</blockquote></div>"
+            f"<p><b>Position</b> ({esc(item.position_id)})</p>"
+            f"<blockquote>{esc(item.position)}</blockquote>"
+            f"<p><b>Critique</b> ({esc(item.critique_id)})</p>"
+            f"<blockquote>{esc(item.critique)}</blockquote></div>"
         )
         previous = self.ratings.get(critique_id, {})
         for d, s in self.sliders.items():
@@ -183,7 +183,7 @@ class RatingWidget:
     def _hint(self, dim: str) -> None:
         c, s = self.sliders["centrality"].value, self.sliders["strength"].value
         self.hint.value = (
-            f"<small><b>{html.escape(LABELS[dim])}</b>: {html.escape(DEFINITIONS[dim])}<br>"
+            f"<small><b>{esc(LABELS[dim])}</b>: {esc(DEFINITIONS[dim])}<br>"
             f"Your strength × centrality: <b>{c * s:.2f}</b> — anchor overall on it.</small>"
         )
 
@@ -225,13 +225,13 @@ class RatingWidget:
         cid = critique_id
         expert = self.reference.get(cid, {})
         table = self.comparison(cid, mine)
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in table.columns)
         body = ""
         for idx, row in table.iterrows():
             cells = "".join(
                 f"<td style='text-align:right'>{_fmt(None if v != v else v)}</td>" for v in row
             )
-            body += f"<tr><th style='text-align:left'>{html.escape(str(idx))}</th>{cells}</tr>"
+            body += f"<tr><th style='text-align:left'>{esc(str(idx))}</th>{cells}</tr>"
         parts = [f"<table><tr><th></th>{head}</tr>{body}</table>"]
         if expert:
             loss = custom_weighted_loss(expert, mine)
@@ -239,16 +239,16 @@ class RatingWidget:
             pred = self.predictions.get(cid)
             if pred:
                 judge_loss = custom_weighted_loss(expert, pred)
-                line += f"; the {html.escape(self.judge_name)}'s: <b>{judge_loss:.3f}</b>"
+                line += f"; the {esc(self.judge_name)}'s: <b>{judge_loss:.3f}</b>"
             used = ", ".join(f"{w:g}·|Δ{_NAMES[k]}|" for k, w, _ in custom_loss_terms(expert, mine))
-            parts.append(f"<p>{line} (0 is perfect; terms: {html.escape(used)}).</p>")
-            parts.append(f"<p>{html.escape(explain_disagreement(mine, expert))}</p>")
+            parts.append(f"<p>{line} (0 is perfect; terms: {esc(used)}).</p>")
+            parts.append(f"<p>{esc(explain_disagreement(mine, expert))}</p>")
         else:
             parts.append("<p>No expert rating for this critique.</p>")
         if self.reasoning.get(cid):
             parts.append(
-                f"<details><summary>The {html.escape(self.judge_name)}'s reasoning</summary>"
-                f"<pre style='white-space:pre-wrap'>{html.escape(self.reasoning[cid])}</pre>"
+                f"<details><summary>The {esc(self.judge_name)}'s reasoning</summary>"
+                f"<pre style='white-space:pre-wrap'>{esc(self.reasoning[cid])}</pre>"
                 "</details>"
             )
         return "".join(parts)
@@ -278,7 +278,7 @@ class RatingWidget:
             expert = self.reference.get(cid, {})
             loss = f"{custom_weighted_loss(expert, r):.3f}" if expert else "–"
             rows += (
-                f"<tr><td>{html.escape(cid)}</td><td style='text-align:right'>"
+                f"<tr><td>{esc(cid)}</td><td style='text-align:right'>"
                 f"{_fmt(r.get('overall'))}</td><td style='text-align:right'>"
                 f"{_fmt(refutation(r))}</td><td style='text-align:right'>{loss}</td></tr>"
             )

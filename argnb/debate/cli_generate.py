@@ -178,7 +178,7 @@ def _simulate(args: argparse.Namespace) -> int:
         "seconds": round(cost.latency_s, 2),
         "out": str(out) if out else None,
     }
-    _say(args, f"\n{tr.outcome} -- {cost.calls} calls, {cost.latency_s:.1f} s")
+    _say(args, f"\n{tr.outcome} -- {cost}")
     if args.json:
         print_json(result)
     return 0

@@ -1,16 +1,16 @@
 """HTML of a retrieval trace, a generated turn's steps and a whole debate (notebooks, widget).
 
 Views read transcript turns and never call a model. Every text from a model, a corpus or a
-learner is escaped (:func:`html.escape`), so a turn that contains markup shows as text.
+learner is escaped (:func:`argnb.views.esc`), so a turn that contains markup shows as text.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from argnb.transcript import Transcript, Turn
+from argnb.views import esc as e
 
 if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
@@ -23,15 +23,10 @@ _BOX = (
 )
 
 
-def e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _cost(turns: Iterable[Turn]) -> str:
     from argnb.transcript import Cost
 
-    c = Cost.of(turns)
-    return f"{c.calls} calls, {c.usage.total_tokens} tokens, {c.latency_s:.1f} s"
+    return str(Cost.of(turns))
 
 
 def step_html(t: Turn) -> str:

@@ -16,7 +16,6 @@ evaluate it like any other (``argnb debate evaluate``), or add it to a memory.
 from __future__ import annotations
 
 import asyncio
-import html
 import threading
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from argnb.debate.generate import Debater
 from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
 from argnb.debate.views import steps_html, utterance_box
 from argnb.transcript import Transcript, Turn
+from argnb.views import esc
 
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
@@ -182,16 +182,13 @@ class DebateWidget:
         self._draw()
         self.steps.value = steps_html(list(result.turns)) + (
             "<ul style='color:#a60'>"
-            + "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
+            + "".join(f"<li>{esc(n)}</li>" for n in result.notes)
             + "</ul>"
             if result.notes
             else ""
         )
         c = result.cost
-        self.note.text(
-            f"Last reply ({result.method}, {c.calls} model calls, {c.latency_s:.1f} s): "
-            f"{result.text[:400]}"
-        )
+        self.note.text(f"Last reply ({result.method}, {c}): {result.text[:400]}")
 
     def _work(self, coro: Any) -> None:
         self.error = None
@@ -214,9 +211,7 @@ class DebateWidget:
     # -- drawing -----------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
         colour = "#a50f15" if error else "#555"
-        self.status.value = (
-            f"<span style='color:{colour}'>{html.escape(text)}</span>" if text else ""
-        )
+        self.status.value = f"<span style='color:{colour}'>{esc(text)}</span>" if text else ""
 
     def _ready(self) -> None:
         self._set_input(self.transcript is not None)
@@ -233,7 +228,7 @@ class DebateWidget:
         if tr is None:
             return
         said = utterances(tr)
-        head = f"<div style='font-weight:bold'>{html.escape(tr.title)}</div>"
+        head = f"<div style='font-weight:bold'>{esc(tr.title)}</div>"
         body = "".join(utterance_box(t) for t in said) or (
             "<div style='color:#999'>No turns yet.</div>"
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from argnb.dialectic.payloads import (
@@ -15,6 +14,7 @@ from argnb.dialectic.payloads import (
 )
 from argnb.dialectic.schemas import Argument, Characterized
 from argnb.transcript import Rejected, Transcript, Turn
+from argnb.views import esc as _e
 
 
 def _rules_text(arg: Argument) -> list[str]:
@@ -61,10 +61,6 @@ def format_turn(t: Turn) -> str:
     if t.role == "verdict":
         return f"== {t.text}"
     return f"{where}{t.speaker} {t.text}" if t.role == "pass" else f"{t.speaker} {t.role}: {t.text}"
-
-
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
 
 
 _ROLE_COLORS = {

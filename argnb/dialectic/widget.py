@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from argnb.dialectic.case import Case, Stance
+from argnb.views import esc
 from argnb.widgets.static import StaticNote, live_box
 
 
@@ -105,8 +106,6 @@ class StanceEditor:
 
     def run(self, on_turn: Callable | None = None):
         """Run the dialogue on the edited stances; return the :class:`Dialogue` (or None)."""
-        import html
-
         from IPython.display import HTML, display
 
         from argnb.dialectic.protocol import run_dialogue
@@ -118,7 +117,7 @@ class StanceEditor:
         try:
             case = self.case()
         except Exception as exc:  # show what is wrong in the editor, do not raise in a callback
-            self.status.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+            self.status.value = f"<span style='color:#b00'>{esc(str(exc))}</span>"
             return None
         self.status.value = "running… (each turn appears below as it is taken)"
         self.button.disabled = True
@@ -136,13 +135,13 @@ class StanceEditor:
         try:
             self.dialogue = run_dialogue(self._backend(), case, on_turn=show, **self.run_kw)
         except ArgnbError as exc:  # a server that is down: say so here, not in a log
-            self.status.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+            self.status.value = f"<span style='color:#b00'>{esc(str(exc))}</span>"
             return None
         finally:
             self.button.disabled = False
         d = self.dialogue
         sentence = outcome_text(d.transcript.outcome)
-        self.status.value = f"<b>{html.escape(d.outcome)}</b>: {html.escape(sentence)}"
+        self.status.value = f"<b>{esc(d.outcome)}</b>: {esc(sentence)}"
         o = d.transcript.outcome  # "0 turns" beside four rejected ones read as a contradiction
         summary = f"{o.get('turns', 0)} valid turns, {o.get('rejected', 0)} rejected: {sentence}"
         if d.labelling:
@@ -156,13 +155,11 @@ class StanceEditor:
 
     def map_view(self, dialogue: Any) -> Any:
         """The dialogue's map -- or, when it has nothing to draw, a sentence saying why."""
-        import html
-
         from IPython.display import HTML
 
         m = dialogue.to_map()
         if not m.graph.number_of_nodes():
-            return HTML(f"<p><i>{html.escape(NO_MAP)}</i></p>")
+            return HTML(f"<p><i>{esc(NO_MAP)}</i></p>")
         return m.show(height=self.map_height)
 
     def _ipython_display_(self) -> None:

@@ -7,18 +7,14 @@ model, a dataset or a user is escaped before it goes into HTML.
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING, Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
+from argnb.views import esc as _e
 
 if TYPE_CHECKING:
     from argnb.fallacy.deliberation import DeliberationResult
-
-
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
 
 
 def histogram_html(hist: dict[str, int], title: str = "confidence") -> str:
@@ -126,8 +122,7 @@ def prediction_html(pred: Prediction) -> str:
     err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
     return (
         f"<div><b>{_e(METHOD_NAMES.get(pred.method, pred.method))}</b> → <b>{_e(verdict)}</b>"
-        f"<ul>{fields}</ul>{err}<small>{pred.calls} call(s), {pred.usage.total_tokens} tokens, "
-        f"{pred.latency_s:.1f} s</small></div>"
+        f"<ul>{fields}</ul>{err}<small>{pred.cost}</small></div>"
     )
 
 
@@ -238,7 +233,7 @@ def render_rounds(result: DeliberationResult) -> str:
     outcome = (
         f"<p>Result: <b>{_e(str(result.label))}</b> by "
         f"<b>{_e(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
+        f"{result.cost}.</p>"
     )
     return (
         "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"

@@ -4,7 +4,7 @@ Model and user text is untrusted, and pyvis is not careful with it: it writes th
 into the HTML unescaped and, as soon as any node title contains the string ``href``, shows titles
 with ``innerHTML``. So this module
 
-- escapes every text with :func:`html.escape` *before* it reaches pyvis (hover titles are small
+- escapes every text with :func:`argnb.views.esc` *before* it reaches pyvis (hover titles are small
   HTML fragments we build from escaped pieces; the heading and legend are ours);
 - always uses pyvis's ``innerHTML`` popup, so escaped text is displayed as the text it was;
 - leaves node labels as plain text: vis-network draws them on a canvas (never parsed as HTML)
@@ -17,7 +17,6 @@ with ``innerHTML``. So this module
 
 from __future__ import annotations
 
-import html
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +32,7 @@ from argnb.maps.style import (
     node_colors,
     short_label,
 )
+from argnb.views import esc as _esc
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
@@ -64,8 +64,9 @@ _TEMPLATE_LEFTOVERS = re.compile(
 
 
 def esc(text: Any) -> str:
-    """HTML-escape anything (quotes too, so it is safe in attributes as well)."""
-    return html.escape("" if text is None else clean_text(text), quote=True)
+    """HTML-escape anything (quotes too, so it is safe in attributes as well), after
+    :func:`~argnb.maps.clean.clean_text` (the map's own cleaning of model text)."""
+    return _esc(None if text is None else clean_text(text))
 
 
 def hover_title(data: dict[str, Any]) -> str:
@@ -257,7 +258,7 @@ _REFIT = """<script>
 def iframe(page: str, height: int = 760) -> str:
     """``page`` in a sandboxed iframe (scripts run, but cannot reach the notebook)."""
     return (
-        f'<div class="argnb-map"><iframe srcdoc="{html.escape(page, quote=True)}" '
+        f'<div class="argnb-map"><iframe srcdoc="{esc(page)}" '
         'sandbox="allow-scripts" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #ddd"></iframe></div>'
     )

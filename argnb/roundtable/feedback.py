@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from argnb.errors import ArgnbError
+from argnb.views import esc
 
 #: (column, statement) -- rated 1 (strongly disagree) to 5 (strongly agree). Columns and wording
 #: are the class-data format of ``argnb.exercises.classdata`` (LIKERT, OPEN, FEEDBACK_COLUMNS):
@@ -147,14 +148,12 @@ class FeedbackForm:
 
     def save(self) -> Path | None:
         """Append the answers to the CSV; the form says where (or what is missing)."""
-        import html
-
         try:
             p = save_feedback(self.path, self.values())
         except (ArgnbError, OSError) as exc:
-            self.status.value = f"<span style='color:#a50f15'>{html.escape(str(exc))}</span>"
+            self.status.value = f"<span style='color:#a50f15'>{esc(str(exc))}</span>"
             return None
-        self.status.value = f"<span style='color:#238b45'>saved to {html.escape(str(p))}</span>"
+        self.status.value = f"<span style='color:#238b45'>saved to {esc(str(p))}</span>"
         return p
 
     def _ipython_display_(self) -> None:
@@ -164,6 +163,4 @@ class FeedbackForm:
 
 
 def _html(text: str) -> str:
-    import html
-
-    return f"<span style='font-size:13px'>{html.escape(text)}</span>"
+    return f"<span style='font-size:13px'>{esc(text)}</span>"

@@ -1,8 +1,8 @@
 """How a roundtable looks: terminal lines, a Markdown log, and HTML for notebooks and the widget.
 
 Views read transcripts and never call models. Every piece of model or human text is untrusted:
-all HTML here is built from :func:`html.escape`\\ d pieces (quotes included), and the argument map
-goes into a sandboxed iframe through :mod:`argnb.maps`.
+all HTML here is built from pieces escaped by :func:`argnb.views.esc` (quotes included), and
+the argument map goes into a sandboxed iframe through :mod:`argnb.maps`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from argnb.roundtable.payloads import (
     Override,
 )
 from argnb.transcript import Transcript, Turn
+from argnb.views import esc
 
 #: colours of the dialogue panel, by role
 COLORS = {
@@ -33,10 +34,6 @@ COLORS = {
     "analysis": "#636363",
 }
 DELIBERATOR_COLORS = ("#2171b5", "#d94801", "#88419d", "#02818a")
-
-
-def esc(text: object) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
 
 
 # -- plain text ---------------------------------------------------------------------------------
@@ -152,11 +149,7 @@ def to_markdown(tr: Transcript) -> str:
             lines.append(f"**{_md(header(tr, t))}:** {_md(format_turn(tr, t).split('] ', 1)[-1])}")
         lines.append("")
     c = tr.cost
-    lines.append(
-        f"---\n{len(record.speaker_turns(tr))} speaker turns, {c.calls} model calls, "
-        f"{c.usage.prompt_tokens} prompt + {c.usage.completion_tokens} completion tokens, "
-        f"{c.latency_s:.1f} s of model time."
-    )
+    lines.append(f"---\n{len(record.speaker_turns(tr))} speaker turns, {c} of model time.")
     return "\n".join(lines) + "\n"
 
 
@@ -336,6 +329,6 @@ def session_html(tr: Transcript) -> str:
     c = tr.cost
     parts.append(
         f"<p style='color:#666;font-size:85%'>{len(record.speaker_turns(tr))} speaker turns, "
-        f"{c.calls} model calls, {c.latency_s:.1f} s of model time</p></div>"
+        f"{c} of model time</p></div>"
     )
     return "".join(parts)

@@ -10,12 +10,12 @@ message, so an old error is never shown next to a new choice.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from argnb.config import DEFAULT_MODELS, connect, set_default_backend
 from argnb.errors import ArgnbError, ModelNotFound
 from argnb.llm.base import Backend
+from argnb.views import esc
 from argnb.widgets.static import StaticNote, live_box
 
 WIDE = "560px"  # fits the longest placeholder (the OpenAI base URL) without cutting it off
@@ -83,9 +83,7 @@ class BackendPicker:
 
     def _say(self, text: str, ok: bool = True) -> None:
         colour = "#176117" if ok else "#a11"
-        self.status.value = (
-            f"<span style='color:{colour};white-space:pre-wrap'>{html.escape(text)}</span>"
-        )
+        self.status.value = f"<span style='color:{colour};white-space:pre-wrap'>{esc(text)}</span>"
 
     def list_ollama_models(self) -> list[str]:
         """Fill the dropdown with the models the Ollama server has."""

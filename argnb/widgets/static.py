@@ -14,8 +14,9 @@ Only escaped text goes in: callers pass plain text or HTML they built from escap
 
 from __future__ import annotations
 
-import html
 from typing import Any
+
+from argnb.views import esc
 
 #: what a learner reads where a widget cannot be shown
 RESTART = (
@@ -42,7 +43,7 @@ class StaticNote:
         )
         return (
             f"<div class='argnb-static-note' style='{_STYLE}'>"
-            f"<div>{html.escape(RESTART)}</div>{result}</div>"
+            f"<div>{esc(RESTART)}</div>{result}</div>"
         )
 
     def display(self) -> None:
@@ -60,7 +61,7 @@ class StaticNote:
 
     def text(self, result: str) -> None:
         """Like :meth:`update`, for plain text."""
-        self.update(html.escape(result))
+        self.update(esc(result))
 
 
 _LIVE_BOX: Any = None

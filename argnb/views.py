@@ -1,0 +1,56 @@
+"""The views every module shares: the one HTML escape and a transcript's HTML.
+
+Views read transcripts and results and never call a model; ``Transcript._repr_html_`` delegates
+here. Each module's own pictures are in ``argnb/<module>/views.py`` (and ``argnb/maps/``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from argnb.transcript import Transcript
+
+
+def esc(value: Any) -> str:
+    """``value`` as HTML text, safe in element text and in quoted attributes (``None``: empty).
+
+    Model, corpus and learner text is untrusted: every view escapes it with this function."""
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
+def _payload_html(payload: Mapping[str, Any]) -> str:
+    if not payload:
+        return ""
+    items = "".join(
+        f"<li><b>{esc(k)}</b>: {esc(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))}</li>"
+        for k, v in payload.items()
+    )
+    return f"<ul style='margin:2px 0 0 1em;font-size:90%'>{items}</ul>"
+
+
+def render_html(tr: Transcript) -> str:
+    """HTML for notebooks. Every piece of model or user text is escaped (it is untrusted)."""
+    parts = [
+        f"<div class='argnb-transcript'><h4>{esc(tr.kind)}: {esc(tr.title)}</h4>",
+        "<table style='border-collapse:collapse'>",
+    ]
+    for i, t in enumerate(tr.turns):
+        rnd = "" if t.round is None else f"r{t.round}"
+        flag = "" if t.valid else " <span style='color:#b00'>(invalid)</span>"
+        parts.append(
+            "<tr style='border-top:1px solid #ddd;vertical-align:top'>"
+            f"<td style='padding:4px'>{i}</td><td style='padding:4px'>{esc(rnd)}</td>"
+            f"<td style='padding:4px'><b>{esc(t.speaker)}</b><br><i>{esc(t.role)}</i>{flag}</td>"
+            f"<td style='padding:4px;text-align:left'>{esc(t.text)}{_payload_html(t.payload.data())}</td>"
+            "</tr>"
+        )
+    parts.append("</table>")
+    if tr.outcome:
+        parts.append(f"<p><b>Outcome</b>{_payload_html(tr.outcome)}</p>")
+    c = tr.cost
+    parts.append(f"<p style='color:#666;font-size:85%'>{len(tr.turns)} turns, {c}</p></div>")
+    return "".join(parts)
