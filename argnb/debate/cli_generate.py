@@ -164,10 +164,7 @@ def _simulate(args: argparse.Namespace) -> int:
         m = debate_map(tr)
         path = output_path(args.map, "--map")
         assert path is not None
-        if path.suffix == ".png":
-            path.write_bytes(m.to_png())
-        else:
-            m.save_html(path)
+        m.save(path, "png" if path.suffix == ".png" else "html")
         _say(args, f"map -> {path}")
     cost = tr.cost
     result = {

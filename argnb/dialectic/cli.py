@@ -117,18 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def write_export(dialogue, kind: str, path: Path) -> None:
-    m = dialogue.to_map()
-    if kind == "aif":
-        from argnb.maps import validate_aif
-
-        doc = validate_aif(m.to_aif())
-        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    elif kind == "argdown":
-        path.write_text(m.to_argdown(), encoding="utf-8")
-    elif kind == "graphml":
-        m.to_graphml(path)
-    else:
-        m.save_html(path)
+    dialogue.to_map().save(path, kind)
 
 
 def cmd_examples(args: argparse.Namespace) -> int:

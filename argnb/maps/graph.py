@@ -41,6 +41,14 @@ NODE_KINDS = (*STATEMENT_KINDS, "argument")
 EDGE_KINDS = ("premise", "assumption", "conclusion", "support", "rebut", "undercut")
 ATTACK_KINDS = ("rebut", "undercut")
 STATUSES = ("IN", "OUT", "UNDEC")
+#: file suffix -> the format :meth:`ArgumentMap.save` writes
+SAVE_FORMATS = {
+    ".json": "aif",
+    ".argdown": "argdown",
+    ".graphml": "graphml",
+    ".html": "html",
+    ".png": "png",
+}
 
 
 class ArgumentMap:
@@ -260,6 +268,34 @@ class ArgumentMap:
     def save_html(self, path: str | Path, **kw: Any) -> Path:
         p = Path(path)
         p.write_text(self.to_html(**kw), encoding="utf-8")
+        return p
+
+    def save(self, path: str | Path, format: str | None = None) -> Path:
+        """Write the map in ``format`` (``aif``, ``argdown``, ``graphml``, ``html``, ``png``),
+        by default the one its file suffix names (:data:`SAVE_FORMATS`); AIF is validated
+        first. Every CLI saves maps through here."""
+        p = Path(path)
+        kind = format or SAVE_FORMATS.get(p.suffix.lower())
+        if kind == "aif":
+            import json
+
+            from argnb.maps.aif import validate_aif
+
+            doc = validate_aif(self.to_aif())
+            p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        elif kind == "argdown":
+            p.write_text(self.to_argdown(), encoding="utf-8")
+        elif kind == "graphml":
+            self.to_graphml(p)
+        elif kind == "html":
+            self.save_html(p)
+        elif kind == "png":
+            p.write_bytes(self.to_png())
+        else:
+            raise MapError(
+                f"cannot tell the map format from {p.name!r}",
+                hint="end the file name in " + ", ".join(SAVE_FORMATS),
+            )
         return p
 
     def to_png(self, **kw: Any) -> bytes:

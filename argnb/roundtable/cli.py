@@ -196,18 +196,7 @@ def write_exports(tr, markdown: Path | None, map_path: Path | None, out=None) ->
         last = record.latest_analysis(tr)
         if last is None:
             raise ArgnbError("the session has no analysis, so no map", hint="run with the analyzer")
-        m = analysis_map(last, tr.title)
-        if kind == "aif":
-            from argnb.maps import validate_aif
-
-            doc = validate_aif(m.to_aif())
-            map_path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-        elif kind == "argdown":
-            map_path.write_text(m.to_argdown(), encoding="utf-8")
-        elif kind == "graphml":
-            m.to_graphml(map_path)
-        else:
-            m.save_html(map_path)
+        analysis_map(last, tr.title).save(map_path, kind)
         print(f"wrote the map ({kind}) to {map_path}", file=out)
 
 

@@ -12,6 +12,7 @@ import jsonschema
 import networkx as nx
 import pytest
 
+from argnb.errors import ArgnbError
 from argnb.maps import AIFError, ArgumentMap, aif_schema, validate_aif
 
 from .conftest import XSS
@@ -334,3 +335,16 @@ def test_argdown_docstring_examples():
 
     result = doctest.testmod(argnb.maps.argdown)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_save_chooses_the_format_by_suffix_and_refuses_an_unknown_one(camera_map, tmp_path):
+    from argnb.maps.graph import SAVE_FORMATS
+
+    written = {s: camera_map.save(tmp_path / f"m{s}") for s in SAVE_FORMATS if s != ".png"}
+    validate_aif(json.loads(written[".json"].read_text(encoding="utf-8")))
+    assert written[".argdown"].read_text(encoding="utf-8") == camera_map.to_argdown()
+    assert nx.read_graphml(written[".graphml"]).number_of_nodes() > 0
+    assert "<html" in written[".html"].read_text(encoding="utf-8").lower()
+    assert camera_map.save(tmp_path / "x.txt", "argdown").read_text(encoding="utf-8")
+    with pytest.raises(ArgnbError, match="cannot tell the map format"):
+        camera_map.save(tmp_path / "m.svg")
