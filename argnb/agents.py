@@ -299,6 +299,23 @@ def connect_spec(spec: str, **connect_kw: Any) -> Backend:
     return connect(name, model, make_default=False, **connect_kw)
 
 
+def parse_method_spec(spec: str) -> tuple[str, str | None]:
+    """``"few@ollama:llama3.2"`` -> ``("few", "ollama:llama3.2")``: a method, optionally on its
+    own backend (the one ``METHOD[@backend:model]`` parser of every CLI and config).
+
+    >>> parse_method_spec("few@ollama:qwen2.5:7b"), parse_method_spec("zero")
+    (('few', 'ollama:qwen2.5:7b'), ('zero', None))
+    """
+    method, _, where = spec.partition("@")
+    return method.strip(), (where.strip() or None)
+
+
+def method_backend(spec: str, default: Any, **connect_kw: Any) -> tuple[str, Any]:
+    """``METHOD[@backend:model]`` -> (method, backend): its own backend, or ``default``."""
+    method, where = parse_method_spec(spec)
+    return method, (connect_spec(where, **connect_kw) if where else default)
+
+
 def unique_names(agents: list[Agent]) -> list[Agent]:
     """Suffix repeated names (two agents on the same model are still two speakers)."""
     seen: dict[str, int] = {}

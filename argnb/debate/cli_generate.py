@@ -45,13 +45,13 @@ def debater_spec(spec: str, default: Any, args: argparse.Namespace) -> tuple[str
     >>> debater_spec("llm", "B", argparse.Namespace())
     ('llm', 'B')
     """
-    method, _, where = spec.partition("@")
-    if not where:
-        return method.strip(), default
-    from argnb.agents import connect_spec
+    from argnb.agents import method_backend
+
+    if "@" not in spec:
+        return method_backend(spec, default)
     from argnb.cli_common import connect_kw
 
-    return method.strip(), connect_spec(where, **connect_kw(args))
+    return method_backend(spec, default, **connect_kw(args))
 
 
 def _debater(args: argparse.Namespace, method: str, backend: Any, store: Any, name: str) -> Any:

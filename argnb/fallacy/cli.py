@@ -18,7 +18,7 @@ from argnb.cli_common import print_json
 
 def _members(args: argparse.Namespace, backend: Any) -> list:
     """``--members zero,few`` or ``zero@ollama:llama3.2,few@local:smollm2-135m``."""
-    from argnb.agents import connect_spec
+    from argnb.agents import method_backend
     from argnb.cli_common import connect_kw
     from argnb.errors import ArgnbError
     from argnb.fallacy.baselines import Baseline
@@ -31,8 +31,7 @@ def _members(args: argparse.Namespace, backend: Any) -> list:
         )
     out = []
     for spec in specs:
-        method, _, where = spec.partition("@")
-        b = connect_spec(where, **connect_kw(args)) if where else backend
+        method, b = method_backend(spec, backend, **connect_kw(args))
         out.append(Baseline(method, b, structured=not args.text_mode))
     return out
 

@@ -138,10 +138,10 @@ class SessionConfig(BaseModel):
 
     def fallacy_baseline(self, backend: Any) -> Any:
         """``zero``, ``few`` or ``cot``, optionally ``@backend:model`` (default: ``backend``)."""
-        from argnb.agents import connect_spec
+        from argnb.agents import connect_spec, parse_method_spec
         from argnb.fallacy.baselines import METHODS, Baseline
 
-        method, _, where = (self.fallacy_check or "").partition("@")
+        method, where = parse_method_spec(self.fallacy_check or "")
         if method not in METHODS:
             raise ArgnbError(
                 f"unknown fallacy check {method!r}",
