@@ -13,11 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
-
-
-class DataError(ArgnbError):
-    """A data file is missing, unreadable or not in the expected format."""
+from argnb.errors import DataError
 
 
 def existing_file(path: str | Path, flag: str = "--data") -> Path:

@@ -1,8 +1,27 @@
-"""One exception tree for everything argnb raises on purpose.
+"""One exception tree for everything argnb raises on purpose; every class is defined here.
 
 Every error a learner can meet carries a ``hint``: the exact command or setting that fixes it,
 so a notebook cell that fails tells the person what to do next instead of showing a stack trace
-from an HTTP library.
+from an HTTP library. ``tests/core/test_architecture.py`` checks that no exception class is
+defined anywhere else::
+
+    ArgnbError
+    ├── BackendError              one input's request failed (a batch records it, carries on)
+    │   ├── BackendUnavailable    ┐
+    │   ├── ModelNotFound         │
+    │   ├── AuthenticationError   │ the server or the setup: these stop a run
+    │   ├── BackendTimeout        │
+    │   ├── ServerError           │
+    │   ├── BadRequest            │
+    │   ├── BadResponse           ┘
+    │   └── SchemaUnsupported     callers fall back to a weaker structured mode
+    ├── ConfigError               config.toml or the response cache unreadable
+    ├── MissingDependency         an optional package is not installed
+    ├── InvalidOutput             an answer failed its schema after the repair turn
+    ├── DataError                 a data file missing, unreadable or in the wrong format
+    ├── ScriptExhausted           a ScriptedBackend has no answer left (tests, notebooks)
+    └── MapError (+ ValueError)   an argument-map operation would make the map inconsistent
+        └── AIFError              a document that is not AIF in OVA's shape
 """
 
 from __future__ import annotations
@@ -86,6 +105,14 @@ class InvalidOutput(ArgnbError):
         #: so a caller can count what an invalid answer cost
         self.replies = list(replies or [])
         super().__init__(message)
+
+
+class DataError(ArgnbError):
+    """A data file is missing, unreadable or not in the expected format."""
+
+
+class ScriptExhausted(ArgnbError):
+    """The script has no more answers for a request it was sent."""
 
 
 class MapError(ArgnbError, ValueError):

@@ -23,7 +23,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from argnb.course import asset_dir
 from argnb.critique.rubric import DIMENSIONS, clean_ratings
-from argnb.datafiles import DataError, read_text
+from argnb.datafiles import read_text
+from argnb.errors import DataError
 
 #: the course's critique data, in a checkout or inside an installed wheel
 ASSETS = asset_dir("critique")

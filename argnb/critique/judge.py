@@ -245,7 +245,7 @@ def run_judge(
     Ctrl-C). Returns all records (old and new) in dataset order.
     """
     from argnb.batch import run_batch
-    from argnb.critique.data import DataError
+    from argnb.errors import DataError
     from argnb.prompts import fingerprint, prompts_dir
 
     items = list(items)
@@ -275,8 +275,8 @@ def run_judge(
 def read_predictions(path: str | Path) -> list[dict[str, Any]]:
     """Records of a predictions file (a torn last line from a crash is ignored)."""
     from argnb.batch import read_jsonl
-    from argnb.critique.data import DataError
     from argnb.datafiles import existing_file
+    from argnb.errors import DataError
 
     p = Path(path)
     if not p.exists():

@@ -536,7 +536,7 @@ def score(
     pred = as_ratings(predictions)
     unknown = [c for c in pred if c not in dataset]
     if unknown:
-        from argnb.critique.data import DataError
+        from argnb.errors import DataError
 
         raise DataError(
             f"{len(unknown)} predictions refer to critiques not in the dataset (e.g. {unknown[0]!r})",

@@ -218,7 +218,8 @@ def bench(items: Sequence[dict[str, Any]], **kw: Any) -> dict[str, Any]:
 
 def report(path: str | Path) -> dict[str, Any]:
     """Recompute the report from an existing results file (with its configuration, if kept)."""
-    from argnb.datafiles import DataError, existing_file
+    from argnb.datafiles import existing_file
+    from argnb.errors import DataError
 
     records = read_jsonl(existing_file(path, "results file"))
     if not records:

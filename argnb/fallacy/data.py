@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from argnb.datafiles import DataError, existing_file, json_document, json_lines, read_text
-from argnb.errors import ArgnbError
+from argnb.datafiles import existing_file, json_document, json_lines, read_text
+from argnb.errors import ArgnbError, DataError
 
 RAW = "https://raw.githubusercontent.com"
 URLS: dict[str, str] = {

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from argnb.errors import ArgnbError
+from argnb.errors import ScriptExhausted
 from argnb.llm.base import Backend, Message, Options, Reply, Usage
 
 Answer = str | dict | BaseModel | BaseException
@@ -41,10 +41,6 @@ class Request:
     @property
     def last(self) -> str:
         return self.messages[-1].content if self.messages else ""
-
-
-class ScriptExhausted(ArgnbError):
-    """The script has no more answers for a request it was sent."""
 
 
 def _render(answer: Answer) -> str:

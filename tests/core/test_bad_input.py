@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argnb.cli import main
-from argnb.datafiles import DataError
-from argnb.errors import ArgnbError
+from argnb.errors import ArgnbError, DataError
 from argnb.fallacy.data import detect_format, load_any
 
 ITEM = {"id": "a", "source": "s", "text": "t", "label": 1}

@@ -139,7 +139,7 @@ def test_answer_schemas_stay_within_what_llama_cpp_grammars_accept():
 
 
 def test_resuming_into_another_judges_file_is_refused(examples, tmp_path):
-    from argnb.critique.data import DataError
+    from argnb.errors import DataError
 
     out = tmp_path / "pred.jsonl"
     subset = examples.subset(examples.ids[:2])

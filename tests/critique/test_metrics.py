@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from argnb.critique.data import CritiqueDataset, DataError, RatedCritique
+from argnb.critique.data import CritiqueDataset, RatedCritique
 from argnb.critique.metrics import (
     custom_loss_terms,
     custom_weighted_loss,
@@ -20,6 +20,7 @@ from argnb.critique.metrics import (
     score,
     weighted_pairwise_ranking_error,
 )
+from argnb.errors import DataError
 
 # Position A: human 0.9 / 0.5 / 0.1, model 0.8 / 0.8 / 0.2
 #   (0,1) model tie -> 1/2 (weighted 0.4/2 = 0.2); (0,2) agree -> 0; (1,2) agree -> 0

@@ -68,8 +68,7 @@ def test_ask_without_schema_returns_text_and_async_twin():
 
 
 def test_scripted_backend_raises_given_exceptions_and_runs_out_clearly():
-    from argnb.errors import BackendTimeout
-    from argnb.llm.scripted import ScriptExhausted
+    from argnb.errors import BackendTimeout, ScriptExhausted
 
     b = ScriptedBackend([BackendTimeout("slow")], max_retries=0)
     with pytest.raises(BackendTimeout):
