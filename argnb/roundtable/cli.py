@@ -143,12 +143,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_map_suffix(args.map)
     for path, flag in ((args.out, "--out"), (args.markdown, "--markdown"), (args.map, "--map")):
         cli_common.output_path(path, flag)  # checked before any model is called
-    needs_default = (
-        any(d.spec is None for d in config.deliberators)
-        or config.moderator is None
-        or (config.analysis and not (config.analyzer or config.moderator))
-    )
-    backend = cli_common.backend_from_args(args) if needs_default else None
+    from argnb.agents import connect_spec
+
+    backend = cli_common.backend_from_args(args) if config.needs_backend() else None
+    seats = {spec: connect_spec(spec) for spec in config.specs()}
     human = HumanScript(args.human_script) if args.human_script else HumanScript(_terminal_human)
     out = sys.stdout
 
@@ -158,7 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if e.kind == "turn":
             print(format_turn(session.transcript, e.turn), file=out, flush=True)
 
-    session = config.build(backend, autosave=args.out, on_event=on_event)
+    session = config.build(backend, seats, autosave=args.out, on_event=on_event)
     print(f"topic: {session.topic}", file=out, flush=True)
     session.run(human)
     write_exports(session.transcript, args.markdown, args.map, out)

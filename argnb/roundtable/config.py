@@ -16,11 +16,13 @@
 
 Specs are ``backend:model`` strings (:func:`argnb.agents.parse_spec`); a seat without one uses
 the backend handed to :meth:`SessionConfig.build` (the CLI's ``--backend``/``--model``, the
-notebook's current backend).
+notebook's current backend). The config chooses no backend and connects none: the entry point
+(CLI, widget, notebook) connects :meth:`SessionConfig.specs` and passes the backends in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,23 +95,49 @@ class SessionConfig(BaseModel):
                 hint="see docs/roundtable.md for the fields and their limits",
             ) from None
 
-    def build(self, backend: Any = None, **session_kw: Any) -> Any:
-        """A :class:`~argnb.roundtable.session.Session`; seats without a spec use ``backend``
-        (the current default backend when None)."""
-        from argnb.agents import Agent, connect_spec
+    def specs(self) -> list[str]:
+        """Every ``backend:model`` the config names (seats and the fallacy check), each once:
+        what an entry point connects before :meth:`build`."""
+        from argnb.agents import parse_method_spec
+
+        named = [d.spec for d in self.deliberators]
+        named += [self.moderator, self.analyzer if self.analysis else None]
+        if self.fallacy_check:
+            named.append(parse_method_spec(self.fallacy_check)[1])
+        return list(dict.fromkeys(s for s in named if s))
+
+    def needs_backend(self) -> bool:
+        """Some seat has no spec of its own, so :meth:`build` needs a ``backend``."""
+        return (
+            any(d.spec is None for d in self.deliberators)
+            or self.moderator is None
+            or (self.analysis and not (self.analyzer or self.moderator))
+        )
+
+    def build(
+        self, backend: Any = None, seats: Mapping[str, Any] | None = None, **session_kw: Any
+    ) -> Any:
+        """A :class:`~argnb.roundtable.session.Session`; seats without a spec use ``backend``,
+        a spec's backend is ``seats[spec]`` (both chosen and connected by the entry point)."""
+        from argnb.agents import Agent
         from argnb.roundtable.deliberator import Deliberator
         from argnb.roundtable.session import Session
 
-        def base():
-            nonlocal backend
-            if backend is None:
-                from argnb.config import default_backend
-
-                backend = default_backend()
-            return backend
+        seats = dict(seats or {})
+        missing = [s for s in self.specs() if s not in seats]
+        if missing:
+            raise ArgnbError(
+                f"no backend connected for {', '.join(missing)}",
+                hint="connect every spec of config.specs() and pass them as seats=",
+            )
+        if backend is None and self.needs_backend():
+            raise ArgnbError(
+                "a seat has no backend:model of its own and no backend was given",
+                hint="pass the session's backend, e.g. config.build(argnb.default_backend())",
+            )
 
         def seat(spec: str | None):
-            return connect_spec(spec) if spec else base()
+            return seats[spec] if spec else backend
 
         deliberators = [
             Deliberator(
@@ -121,7 +149,7 @@ class SessionConfig(BaseModel):
         ]
         moderator = seat(self.moderator)
         analyzer = seat(self.analyzer or self.moderator) if self.analysis else None
-        fallacy = self.fallacy_baseline(moderator) if self.fallacy_check else None
+        fallacy = self.fallacy_baseline(moderator, seats) if self.fallacy_check else None
         return Session(
             self.topic,
             moderator=moderator,
@@ -136,9 +164,10 @@ class SessionConfig(BaseModel):
             **session_kw,
         )
 
-    def fallacy_baseline(self, backend: Any) -> Any:
-        """``zero``, ``few`` or ``cot``, optionally ``@backend:model`` (default: ``backend``)."""
-        from argnb.agents import connect_spec, parse_method_spec
+    def fallacy_baseline(self, backend: Any, seats: Mapping[str, Any] | None = None) -> Any:
+        """``zero``, ``few`` or ``cot``, optionally ``@backend:model`` (its backend from
+        ``seats``; default: ``backend``)."""
+        from argnb.agents import parse_method_spec
         from argnb.fallacy.baselines import METHODS, Baseline
 
         method, where = parse_method_spec(self.fallacy_check or "")
@@ -147,4 +176,4 @@ class SessionConfig(BaseModel):
                 f"unknown fallacy check {method!r}",
                 hint="use zero, few or cot, optionally with @backend:model",
             )
-        return Baseline(method, connect_spec(where) if where else backend)
+        return Baseline(method, (seats or {})[where] if where else backend)

@@ -267,12 +267,19 @@ class RoundtableWidget:
         )
         for d in config.deliberators:
             d.spec = d.spec or None
+        from argnb.agents import connect_spec
+
         backend = (
             self.backend()
             if callable(self.backend) and not hasattr(self.backend, "chat")
             else self.backend
         )
-        return config.build(backend, autosave=self.autosave)
+        if backend is None and config.needs_backend():
+            from argnb.config import default_backend
+
+            backend = default_backend()
+        seats = {spec: connect_spec(spec) for spec in config.specs()}
+        return config.build(backend, seats, autosave=self.autosave)
 
     # -- actions ---------------------------------------------------------------------------
     def start(self) -> None:

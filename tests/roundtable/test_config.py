@@ -61,3 +61,22 @@ def test_without_analyzer() -> None:
     assert s.analyses == [] and s.ended is not None
     with pytest.raises(ArgnbError, match="no analyzer"):
         s.analyze()
+
+
+def test_the_config_chooses_and_connects_no_backend_itself() -> None:
+    """Defaults are chosen at entry points: build() takes the connected backends or refuses."""
+    c = SessionConfig(
+        topic="Uniforms?",
+        deliberators="local:smollm2-135m, ollama:llama3.2, local:smollm2-135m",
+        moderator="ollama:llama3.2",
+        fallacy_check="few@openai:gpt-4o-mini",
+    )
+    assert c.specs() == ["local:smollm2-135m", "ollama:llama3.2", "openai:gpt-4o-mini"]
+    assert not c.needs_backend()
+    with pytest.raises(ArgnbError, match="no backend connected for"):
+        c.build(None)
+    b = table_backend()
+    s = c.build(None, {spec: b for spec in c.specs()})
+    assert s.fallacy.backend is b
+    with pytest.raises(ArgnbError, match="no backend was given"):
+        SessionConfig(topic="Uniforms?").build(None)
