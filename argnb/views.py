@@ -15,11 +15,12 @@ if TYPE_CHECKING:
     from argnb.transcript import Transcript
 
 
-def esc(value: Any) -> str:
+def esc(value: Any, *, quote: bool = True) -> str:
     """``value`` as HTML text, safe in element text and in quoted attributes (``None``: empty).
 
-    Model, corpus and learner text is untrusted: every view escapes it with this function."""
-    return "" if value is None else html.escape(str(value), quote=True)
+    Model, corpus and learner text is untrusted: every view escapes it with this function
+    (``quote=False`` leaves quotes readable where no attribute can follow, as in Markdown)."""
+    return "" if value is None else html.escape(str(value), quote=quote)
 
 
 def _payload_html(payload: Mapping[str, Any]) -> str:

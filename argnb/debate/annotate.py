@@ -486,7 +486,14 @@ async def aannotate_file(
 
     start = time.perf_counter()
     results = await arun_batch(
-        one, todo, out=out, key="id", concurrency=concurrency, desc="annotating", progress=progress
+        one,
+        todo,
+        out=out,
+        key="id",
+        concurrency=concurrency,
+        desc="annotating",
+        progress=progress,
+        config={"task": "debate.annotate", **annotator.describe(), "given": given is not None},
     )
     ran = {str(r["id"]) for r in todo}
     invalid = sum(1 for r in results if str(r.get("id")) in ran and not r.get("valid", True))

@@ -7,7 +7,6 @@ the argument map goes into a sandboxed iframe through :mod:`argnb.maps`.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable
 
@@ -118,7 +117,7 @@ def _md(text: str) -> str:
         t = number.group() + "\\" + t[number.end() :]
     elif t[:1] in ("-", "+", ">", "=", "~"):  # a list, a quote, a heading underline
         t = "\\" + t
-    return html.escape(t, quote=False)
+    return esc(t, quote=False)
 
 
 def to_markdown(tr: Transcript) -> str:

@@ -39,8 +39,11 @@ def test_an_adapted_copy_is_read_from_its_folder(tmp_path):
         load("argnb.critique", "nope")
 
 
-@pytest.mark.parametrize("package", ["argnb.fallacy", "argnb.dialectic", "argnb.critique"])
+@pytest.mark.parametrize(
+    "package", [f"argnb.{m}" for m in ("fallacy", "dialectic", "critique", "debate", "roundtable")]
+)
 def test_every_shipped_template_parses(package):
+    assert list(prompts_dir(package).glob("*.md"))
     for path in prompts_dir(package).glob("*.md"):
         prompt = load(package, path.stem)
         for section in prompt.sections:
