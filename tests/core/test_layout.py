@@ -218,3 +218,26 @@ def test_teaching_modules_never_import_the_exercises():
             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("argnb.exercises"):
                 bad.append(f"{rel}:{n.lineno}")
     assert bad == []
+
+
+def test_the_where_to_change_table_names_files_that_exist():
+    """docs/architecture.md's per-module table: every file it names is in that module, every
+    ``module.name`` it names is defined there."""
+    doc = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = [
+        ln for ln in doc.splitlines() if ln.startswith("| ") and ln.split("|")[1].strip() in MODULES
+    ]
+    assert {r.split("|")[1].strip() for r in rows} == set(MODULES)
+    for row in rows:
+        module = row.split("|")[1].strip()
+        for ref in re.findall(r"`([a-z_]+)\.(py|[a-z_]+)`", row):
+            stem, rest = ref
+            path = ROOT / module / f"{stem}.py"
+            assert path.is_file(), f"{module}: {stem}.py"
+            if rest != "py":
+                assert re.search(rf"^def {rest}\b", path.read_text(encoding="utf-8"), re.M)
+        for name in re.findall(r"`([A-Z]\w+)`", row):  # result classes
+            assert any(
+                re.search(rf"^class {name}\b", p.read_text(encoding="utf-8"), re.M)
+                for p in (ROOT / module).glob("*.py")
+            ), f"{module}: class {name}"
