@@ -15,9 +15,7 @@ evaluate it like any other (``argnb debate evaluate``), or add it to a memory.
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
 from argnb.debate.views import steps_html, utterance_box
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
+from argnb.widgets.worker import Throttle, Worker
 
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
@@ -53,10 +52,9 @@ class DebateWidget:
         self.autosave = Path(autosave) if autosave else None
         self.name = name
         self.transcript: Transcript | None = None
-        self.thread: threading.Thread | None = None
-        self.error: BaseException | None = None
+        self.worker = Worker("argnb-debate")
         self._live: list[str] = []
-        self._painted = 0.0
+        self._repaint = Throttle(REPAINT_S)
         self.note = StaticNote()
 
         self.motion = w.Combobox(
@@ -116,7 +114,16 @@ class DebateWidget:
 
     @property
     def busy(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        return self.worker.busy
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.worker.thread
+
+    @property
+    def error(self) -> BaseException | None:
+        """What the last reply raised (None when it went well)."""
+        return self.worker.error
 
     def start(self) -> None:
         """A new debate on the chosen motion; the agent opens when it argues for the motion."""
@@ -160,8 +167,7 @@ class DebateWidget:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the agent has answered (for tests and scripts)."""
-        if self.thread is not None:
-            self.thread.join(timeout)
+        self.worker.wait(timeout)
 
     async def _reply(self) -> None:
         tr = self.transcript
@@ -191,22 +197,14 @@ class DebateWidget:
         self.note.text(f"Last reply ({result.method}, {c}): {result.text[:400]}")
 
     def _work(self, coro: Any) -> None:
-        self.error = None
         self._set_input(False)
         self._say("The agent is thinking…")
-
-        def target() -> None:
-            try:
-                asyncio.run(coro())
-                self._say("")
-            except BaseException as exc:  # shown in the widget; a thread must not die silently
-                self.error = exc
-                self._say(f"{type(exc).__name__}: {exc}", error=True)
-            finally:
-                self._ready()
-
-        self.thread = threading.Thread(target=target, daemon=True, name="argnb-debate")
-        self.thread.start()
+        self.worker.run(
+            coro,
+            on_success=lambda: self._say(""),
+            on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
+            on_done=self._ready,
+        )
 
     # -- drawing -----------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -245,10 +243,8 @@ class DebateWidget:
         self._paint_live()
 
     def _paint_live(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self._painted < REPAINT_S:
+        if not self._repaint.due(force):
             return
-        self._painted = now
         side = other(self.learner_side)
         self.live.value = utterance_box(
             Turn(

@@ -17,7 +17,6 @@ seconds without one. Sessions are saved after every turn (``autosave``), so noth
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 import time
@@ -29,8 +28,10 @@ from argnb.errors import ArgnbError
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Contribution
 from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Event, Session
-from argnb.roundtable.views import analysis_html, bubble, color, esc, turn_html
+from argnb.roundtable.views import analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
+from argnb.views import esc
+from argnb.widgets.worker import Throttle, Worker
 
 #: seconds without a heartbeat answer before the widget says the kernel is gone
 GONE_AFTER_S = 10
@@ -91,13 +92,12 @@ class RoundtableWidget:
         self.shown: Transcript | None = None
         self.autosave = autosave
         self.map_height = map_height
-        self.thread: threading.Thread | None = None
-        self.error: BaseException | None = None
+        self.worker = Worker(f"roundtable-{self.uid}")
         self._live: Any = None
         self._live_text: list[str] = []
         self._live_head = ("", "#888")
         self._live_note = ""
-        self._painted = 0.0
+        self._repaint = Throttle(REPAINT_S)
         self._beat = 0
         self._from_form = False
 
@@ -340,35 +340,37 @@ class RoundtableWidget:
 
     @property
     def busy(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        return self.worker.busy
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.worker.thread
+
+    @property
+    def error(self) -> BaseException | None:
+        """What the last job raised (None when it went well)."""
+        return self.worker.error
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the current worker finishes (for tests and scripts)."""
-        if self.thread is not None:
-            self.thread.join(timeout)
+        self.worker.wait(timeout)
 
     def _work(self, coro: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run ``coro`` in a worker thread with its own event loop; show what goes wrong."""
-        self.error = None
         self.analyze_button.disabled = True
 
-        def target() -> None:
-            try:
-                asyncio.run(coro())
-            except BaseException as exc:  # shown in the widget; a callback must not raise
-                self.error = exc
-                self._say(f"{type(exc).__name__}: {exc}", error=True)
-            finally:
-                s = self.session
-                self.analyze_button.disabled = (
-                    s is None or s.analyzer is None or s.ended is not None
-                )
-                if s is not None and s.waiting_for_human and not s.ended:
-                    self._set_input(True)
+        def done() -> None:
+            s = self.session
+            self.analyze_button.disabled = s is None or s.analyzer is None or s.ended is not None
+            if s is not None and s.waiting_for_human and not s.ended:
+                self._set_input(True)
 
         self._say("")
-        self.thread = threading.Thread(target=target, daemon=True, name=f"roundtable-{self.uid}")
-        self.thread.start()
+        self.worker.run(
+            coro,
+            on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
+            on_done=done,
+        )
 
     # -- drawing -----------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -408,9 +410,7 @@ class RoundtableWidget:
             self._live = self._prepend(self._live_bubble())
         elif e.kind == "chunk" and self._live is not None:
             self._live_text.append(e.text)
-            now = time.monotonic()
-            if now - self._painted >= REPAINT_S:
-                self._painted = now
+            if self._repaint.due():
                 self._live.value = self._live_bubble()
         elif e.kind == "restart" and self._live is not None:
             self._live_text, self._live_note = [], "too long: revising to fit the word limit…"
@@ -508,10 +508,8 @@ class RoundtableWidget:
                 view._draw_turn(partial, turn)
             view._say(f"replayed all {len(tr.turns)} turns of {tr.title!r}")
 
-        view.thread = threading.Thread(
-            target=run, daemon=True, name=f"roundtable-replay-{view.uid}"
-        )
-        view.thread.start()
+        view.worker.name = f"roundtable-replay-{view.uid}"
+        view.worker.start(run, on_error=lambda exc: view._say(f"{type(exc).__name__}: {exc}", True))
         return view
 
     def _watch(self) -> None:
