@@ -140,7 +140,10 @@ def _simulate(args: argparse.Namespace) -> int:
     if not topic:
         raise ArgnbError("give the motion with --topic", hint='--topic "Ban homework"')
 
-    def show(turn: Any) -> None:
+    def show(event: Any) -> None:
+        turn = event.turn
+        if event.kind != "turn" or turn is None:
+            return
         if turn.role == "utterance" and not args.quiet:
             print(f"\n[{turn.payload.stance}] {turn.speaker}: {turn.text}")
         elif turn.payload.kind == "debate.stance_check" and not args.quiet:
@@ -154,7 +157,7 @@ def _simulate(args: argparse.Namespace) -> int:
         history=history,
         check=not args.no_stance_check,
         stop_when_concluded=not args.all_turns,
-        on_turn=show,
+        on_event=show,
     )
     if out:
         tr.save(out)

@@ -48,6 +48,7 @@ from argnb.debate.retrieve import RetrievalTrace, Retriever, akeywords, history_
 from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
 from argnb.errors import ArgnbError
+from argnb.events import Event
 from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
@@ -383,13 +384,13 @@ class Debater:
         *,
         stance: str | None = None,
         closing: bool = False,
-        on_chunk: Callable[[str], None] | None = None,
-        on_step: Callable[[Turn], None] | None = None,
+        on_event: Callable[[Event], None] | None = None,
     ) -> NextUtterance:
         """The next turn for ``stance`` (default: the side whose turn it is).
 
-        ``on_chunk(text)`` receives the draft and each revision as they are written (``on_step``
-        is called with every finished turn first, so a view knows which text is streaming)."""
+        ``on_event`` hears every finished step (``turn``), and the draft and each revision as
+        they are written (``start``, ``chunk``; ``restart`` when one is too long and is written
+        again): the vocabulary of :class:`argnb.events.Event`."""
         hist = as_history(history)
         side = stance or next_side(hist)
         if side not in SIDE_WORDS:
@@ -397,11 +398,14 @@ class Debater:
         turns: list[Turn] = []
         notes: list[str] = []
 
+        def emit(event: Event) -> None:
+            if on_event is not None:
+                on_event(event)
+
         def record(new: Sequence[Turn]) -> None:
             for t in new:
                 turns.append(t)
-                if on_step is not None:
-                    on_step(t)
+                emit(Event("turn", t.speaker, t.text, t))
 
         logic = None
         if self.m.logic:
@@ -438,11 +442,14 @@ class Debater:
         first: list[float | None] = []
 
         def started(n: int) -> None:
-            if on_step is not None and n == 1:
-                on_step(Turn(speaker=self.name, role="writing", text=""))
+            kind = "start" if n == 1 else "restart"
+            emit(Event(kind, self.name, model=self.backend.model, label=side))
+
+        def chunk(text: str) -> None:
+            emit(Event("chunk", self.name, text))
 
         text, resp, live = await self._speak(
-            prompt, system=system, role="draft", revision=0, on_chunk=on_chunk, on_start=started
+            prompt, system=system, role="draft", revision=0, on_chunk=chunk, on_start=started
         )
         first += live.first_chunk_s
         record(resp.turns)
@@ -484,7 +491,7 @@ class Debater:
                     system=rt.render("system"),
                     role="revision",
                     revision=rnd + 1,
-                    on_chunk=on_chunk,
+                    on_chunk=chunk,
                     on_start=started,
                 )
                 first += live.first_chunk_s

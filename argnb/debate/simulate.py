@@ -39,6 +39,7 @@ from argnb.debate.generate import Debater, NextUtterance
 from argnb.debate.record import as_history, next_side, utterance_turn, utterances
 from argnb.debate.stance import acheck_stance
 from argnb.errors import ArgnbError
+from argnb.events import Event
 from argnb.llm.base import Backend
 from argnb.transcript import Transcript, Turn
 
@@ -70,11 +71,12 @@ async def asimulate(
     judge: Backend | None = None,
     check: bool = True,
     stop_when_concluded: bool = True,
-    on_turn: Callable[[Turn], None] | None = None,
-    on_chunk: Callable[[str], None] | None = None,
+    on_event: Callable[[Event], None] | None = None,
 ) -> Transcript:
     """Run the debate; see the module docstring. ``judge`` runs the stance checks (default:
-    the judge of the side that spoke, or its backend); ``check=False`` skips them."""
+    the judge of the side that spoke, or its backend); ``check=False`` skips them.
+    ``on_event`` hears each turn as it is recorded (``turn``, with its index) and each side's
+    text as it is written (``start``, ``chunk``, ``restart``)."""
     if turns < 1:
         raise ArgnbError("a debate needs at least one turn", hint="turns >= 1")
     debaters = {"pro": pro, "con": con}
@@ -87,8 +89,12 @@ async def asimulate(
     def add(ts: Sequence[Turn]) -> None:
         for t in ts:
             tr.add(t)
-            if on_turn is not None:
-                on_turn(t)
+            if on_event is not None:
+                on_event(Event("turn", t.speaker, t.text, t, len(tr.turns) - 1))
+
+    def streamed(e: Event) -> None:  # a step's turns are heard when they are recorded here
+        if on_event is not None and e.kind != "turn":
+            on_event(e)
 
     for said in as_history(history):
         add([utterance_turn(said.stance, said.text, topic, said.speaker)])
@@ -102,7 +108,7 @@ async def asimulate(
         closing = n >= turns - 2
         d = debaters[side]
         result: NextUtterance = await d.anext(
-            topic, hist, stance=side, closing=closing, on_chunk=on_chunk
+            topic, hist, stance=side, closing=closing, on_event=streamed
         )
         final = result.utterance
         done = closing or (bool(result.text) and repeats(result.text, last_text[side]))

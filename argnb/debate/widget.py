@@ -22,6 +22,7 @@ from typing import Any
 from argnb.debate.generate import Debater
 from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
 from argnb.debate.views import steps_html, utterance_box
+from argnb.events import Event
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker
@@ -178,8 +179,7 @@ class DebateWidget:
             tr.title,
             utterances(tr),
             stance=other(self.learner_side),
-            on_chunk=self._chunk,
-            on_step=self._step,
+            on_event=self._on_event,
         )
         for t in result.turns:
             tr.add(t)
@@ -232,15 +232,17 @@ class DebateWidget:
         )
         self.dialogue.value = head + body
 
-    def _step(self, turn: Turn) -> None:
-        if turn.role == "writing":  # a draft or a revision starts streaming
+    def _on_event(self, e: Event) -> None:
+        if e.kind in ("start", "restart"):  # a draft or a revision starts streaming
             self._live = []
-        label = "writing a draft" if turn.role in ("writing", "retrieval") else turn.role
-        self._say(f"The agent is {label}…" if turn.role != "utterance" else "")
-
-    def _chunk(self, text: str) -> None:
-        self._live.append(text)
-        self._paint_live()
+            self._say("The agent is writing a draft…")
+        elif e.kind == "chunk":
+            self._live.append(e.text)
+            self._paint_live()
+        elif e.kind == "turn" and e.turn is not None:
+            role = e.turn.role
+            label = "writing a draft" if role == "retrieval" else role
+            self._say(f"The agent is {label}…" if role != "utterance" else "")
 
     def _paint_live(self, force: bool = False) -> None:
         if not self._repaint.due(force):

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from argnb.agents import Agent, Response
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError
+from argnb.events import Event
 from argnb.llm.base import Backend
 from argnb.roundtable import record
 from argnb.roundtable.analyzer import Analyzer, to_payload
@@ -63,28 +63,6 @@ HUMAN_END = "/end"
 HUMAN_CHARS = 2000
 #: what the front end shows when the floor goes to the human
 YOUR_TURN = "Your turn, {name}: what do you think?"
-
-EventKind = Literal["turn", "start", "chunk", "restart", "waiting", "end"]
-
-
-@dataclass(frozen=True)
-class Event:
-    """What a front end hears while a session runs.
-
-    ``start`` (a deliberator begins; ``model`` and ``label`` say who), ``chunk`` (a piece of its
-    text), ``restart`` (its reply was too long and is being revised), ``turn`` (a turn was
-    recorded: ``turn`` and its transcript ``index``), ``waiting`` (the floor is the human's),
-    ``end``.
-    """
-
-    kind: EventKind
-    speaker: str = ""
-    text: str = ""
-    turn: Turn | None = None
-    index: int | None = None
-    model: str = ""
-    label: str = ""
-
 
 # -- the human's turns when nobody types ------------------------------------------------------
 HumanSource = Sequence[str] | Callable[["Session"], str | None] | str | Path

@@ -27,7 +27,8 @@ from typing import Any
 from argnb.errors import ArgnbError
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Contribution
-from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Event, Session
+from argnb.events import Event
+from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Session
 from argnb.roundtable.views import analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc

@@ -290,3 +290,24 @@ def test_views_escape_model_text(retriever):
     assert "<script>" not in page and "<img" not in page and "&lt;script&gt;" in page
     tr = simulate(TOPIC, Debater(b, "llm"), Debater(b, "llm"), turns=2, check=False)
     assert "<script>" not in debate_html(tr)
+
+
+def test_a_debater_and_a_simulation_speak_the_shared_event_vocabulary():
+    from argnb.events import Event
+
+    heard: list[Event] = []
+    d = Debater(ScriptedBackend(["Homework steals the evening from play."]), method="llm")
+    u = d.next("Ban homework", [("pro", "Homework causes stress.")], on_event=heard.append)
+    kinds = [e.kind for e in heard]
+    assert kinds[0] == "start" and kinds[-1] == "turn" and "chunk" in kinds
+    assert "".join(e.text for e in heard if e.kind == "chunk") == u.text
+    assert heard[-1].turn is u.turns[-1] and heard[0].label == "con"
+
+    pro = Debater(ScriptedBackend(["Cars pollute the centre."]), method="llm", name="Pro")
+    con = Debater(ScriptedBackend(["Shops need customers who drive."]), method="llm", name="Con")
+    seen: list[Event] = []
+    tr = simulate("Close the city centre", pro, con, turns=2, check=False, on_event=seen.append)
+    turns = [e for e in seen if e.kind == "turn"]
+    assert [e.index for e in turns] == list(range(len(tr.turns)))
+    assert all(e.turn is t for e, t in zip(turns, tr.turns, strict=True))
+    assert [e.speaker for e in seen if e.kind == "start"] == ["Pro", "Con"]

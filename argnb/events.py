@@ -1,0 +1,34 @@
+"""The one vocabulary a front end hears while a protocol streams its turns.
+
+The roundtable session and the debaters (:meth:`argnb.debate.generate.Debater.anext`,
+:func:`argnb.debate.simulate.asimulate`) call ``on_event(Event(...))``; a widget or a CLI reads the
+same kinds whichever protocol runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from argnb.transcript import Turn
+
+EventKind = Literal["turn", "start", "chunk", "restart", "waiting", "end"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """What a front end hears while a protocol runs.
+
+    ``start`` (a speaker begins a streamed text; ``model`` and ``label`` say who), ``chunk`` (a
+    piece of its text), ``restart`` (its text was too long and is being written again), ``turn``
+    (a turn was recorded: ``turn`` and, where known, its transcript ``index``), ``waiting`` (the
+    floor is the human's), ``end``.
+    """
+
+    kind: EventKind
+    speaker: str = ""
+    text: str = ""
+    turn: Turn | None = None
+    index: int | None = None
+    model: str = ""
+    label: str = ""
