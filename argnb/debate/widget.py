@@ -15,7 +15,6 @@ evaluate it like any other (``argnb debate evaluate``), or add it to a memory.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +24,14 @@ from argnb.debate.views import steps_html, utterance_box
 from argnb.events import Event
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
-from argnb.widgets.worker import Throttle, Worker
+from argnb.widgets.worker import Throttle, Worker, Working
 
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
 MAX_CHARS = 3000
 
 
-class DebateWidget:
+class DebateWidget(Working):
     """``DebateWidget(debater, motions=[...])``: the learner takes one side, ``debater`` (any
     method, any backend) the other. ``autosave`` writes the transcript after every turn."""
 
@@ -113,19 +112,6 @@ class DebateWidget:
     def learner_side(self) -> str:
         return str(self.side.value)
 
-    @property
-    def busy(self) -> bool:
-        return self.worker.busy
-
-    @property
-    def thread(self) -> threading.Thread | None:
-        return self.worker.thread
-
-    @property
-    def error(self) -> BaseException | None:
-        """What the last reply raised (None when it went well)."""
-        return self.worker.error
-
     def start(self) -> None:
         """A new debate on the chosen motion; the agent opens when it argues for the motion."""
         if self.busy:
@@ -165,10 +151,6 @@ class DebateWidget:
         self._save()
         self._draw()
         self._work(self._reply)
-
-    def wait(self, timeout: float | None = None) -> None:
-        """Block until the agent has answered (for tests and scripts)."""
-        self.worker.wait(timeout)
 
     async def _reply(self) -> None:
         tr = self.transcript

@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from argnb.errors import ArgnbError
+from argnb.events import Event
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Contribution
-from argnb.events import Event
 from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Session
 from argnb.roundtable.views import analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
-from argnb.widgets.worker import Throttle, Worker
+from argnb.widgets.worker import Throttle, Worker, Working
 
 #: seconds without a heartbeat answer before the widget says the kernel is gone
 GONE_AFTER_S = 10
@@ -60,7 +60,7 @@ def _gone_notice(uid: int, beat: int, saved: str) -> str:
     )
 
 
-class RoundtableWidget:
+class RoundtableWidget(Working):
     """``RoundtableWidget(backend=...)`` or ``RoundtableWidget(session=Session(...))``.
 
     With a ``backend`` (or None: the current default backend) the form at the top sets up the
@@ -338,23 +338,6 @@ class RoundtableWidget:
                 self._set_input(True)
 
         self._work(go)
-
-    @property
-    def busy(self) -> bool:
-        return self.worker.busy
-
-    @property
-    def thread(self) -> threading.Thread | None:
-        return self.worker.thread
-
-    @property
-    def error(self) -> BaseException | None:
-        """What the last job raised (None when it went well)."""
-        return self.worker.error
-
-    def wait(self, timeout: float | None = None) -> None:
-        """Block until the current worker finishes (for tests and scripts)."""
-        self.worker.wait(timeout)
 
     def _work(self, coro: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run ``coro`` in a worker thread with its own event loop; show what goes wrong."""

@@ -77,6 +77,30 @@ class Worker:
         self.thread.start()
 
 
+class Working:
+    """``busy``, ``thread``, ``error`` and ``wait()`` of a widget that runs its jobs on
+    ``self.worker`` (a :class:`Worker`)."""
+
+    worker: Worker
+
+    @property
+    def busy(self) -> bool:
+        return self.worker.busy
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.worker.thread
+
+    @property
+    def error(self) -> BaseException | None:
+        """What the last job raised (None when it went well)."""
+        return self.worker.error
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the current job has finished (for tests and scripts)."""
+        self.worker.wait(timeout)
+
+
 class Throttle:
     """``due()`` is true at most once every ``seconds`` (always with ``force=True``)."""
 
