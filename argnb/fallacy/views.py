@@ -235,10 +235,15 @@ def render_rounds(result: DeliberationResult) -> str:
         rows.append(
             f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
         )
+    rounds = f"{result.rounds} round" + ("" if result.rounds == 1 else "s")
+    if result.transcript.meta.get("reference"):  # authored answers: no model was asked
+        cost = f"{len(result.turns)} authored turns replayed, no model called"
+    else:
+        calls = f"{result.calls} model call" + ("" if result.calls == 1 else "s")
+        cost = f"{calls}, {result.usage.total_tokens} tokens"
     outcome = (
         f"<p>Result: <b>{_e(str(result.label))}</b> by "
-        f"<b>{_e(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.calls} model calls, {result.usage.total_tokens} tokens.</p>"
+        f"<b>{_e(result.resolution)}</b> after {rounds}; {cost}.</p>"
     )
     return (
         "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
