@@ -41,7 +41,6 @@ from argnb.transcript import Transcript, Turn
 FORMAT = 1
 #: the model name replayed turns carry: nobody can mistake them for a model's words
 MODEL = "reference (written by the course authors)"
-LABEL = "Written by the course authors, not produced by a model"
 
 
 class ReferenceMismatch(ArgnbError):
@@ -95,6 +94,11 @@ class ReferenceSession(BaseModel):
         if session.format != FORMAT:
             raise ArgnbError(f"{p}: reference format {session.format}, this argnb reads {FORMAT}")
         return session.model_copy(update={"source": p.name})
+
+    @property
+    def label(self) -> str:
+        """What every view of this session says about where its words come from."""
+        return f"Written by {self.written_by}, not produced by a model"
 
     @property
     def agents(self) -> list[str]:
@@ -203,7 +207,7 @@ class Replay:
     def stamp(self, transcript: Transcript) -> Transcript:
         """Label the replayed transcript as authored, in its title and its metadata."""
         s = self.session
-        transcript.title = f"{s.title} (reference: {LABEL.lower()})"
+        transcript.title = f"{s.title} (reference: {s.label[0].lower()}{s.label[1:]})"
         transcript.meta["reference"] = {"file": s.source, "written_by": s.written_by}
         return transcript
 
@@ -219,7 +223,7 @@ def session_html(s: ReferenceSession) -> str:
     return (
         "<div class='argnb-reference' style='border-left:4px solid #6a4c93;padding:4px 10px'>"
         f"<p><b>Reference session: {e(s.title)}</b><br>"
-        f"<span style='color:#6a4c93'><b>{e(LABEL)}</b> ({e(s.written_by)}).</span></p>"
+        f"<span style='color:#6a4c93'><b>{e(s.label)}.</b></span></p>"
         f"{quoted}<p>{e(s.about)}</p>"
         + (f"<p><b>What to look for</b></p><ol>{looks}</ol>" if looks else "")
         + "</div>"

@@ -15,7 +15,7 @@ from argnb.course import asset_dir
 from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
-from argnb.reference import LABEL, MODEL, ReferenceMismatch, ReferenceSession
+from argnb.reference import MODEL, ReferenceMismatch, ReferenceSession
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "assets" / "fallacy" / "reference_deliberation.json"
@@ -42,7 +42,7 @@ def test_the_shipped_reference_replays_through_the_protocol():
     assert ada_last.speaker == "Ada" and "change my vote" in ada_last.text
     assert all(t.model == MODEL and t.usage.total_tokens == 0 for t in r.turns)
     assert r.transcript.meta["reference"]["file"] == "reference_deliberation.json"
-    assert "written by the course authors" in r.transcript.title
+    assert "written by the argnb course authors" in r.transcript.title
     assert len(default_ledger()) == before, "a replay is not a model call in the usage table"
 
 
@@ -54,7 +54,8 @@ def test_the_views_say_it_was_replayed_and_escape_the_text():
     page = r.transcript._repr_html_()
     assert "Oak Street" in page and "reference" in page
     intro = load_reference()._repr_html_()
-    assert LABEL in intro and "What to look for" in intro
+    assert "Written by the argnb course authors, not produced by a model" in intro
+    assert "What to look for" in intro
     hostile = load_reference().model_copy(update={"title": "<script>x</script>"})
     assert "<script>" not in hostile._repr_html_()
 
