@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
+from argnb.words import count
 
 if TYPE_CHECKING:
     from argnb.fallacy.deliberation import DeliberationResult
@@ -101,7 +102,12 @@ def report_html(rep: dict[str, Any]) -> str:
         parts.append(text)
     if "confidence_histogram" in rep:
         if rep["confidences"]:
-            rounds = ", ".join(f"{_e(k)} round(s): {v}" for k, v in rep["rounds"].items())
+            rounds = ", ".join(
+                f"{count(v, 'deliberation')} in {count(int(k), 'round')}"
+                if str(k).isdigit()
+                else f"{_e(k)}: {v}"
+                for k, v in rep["rounds"].items()
+            )
             parts.append(
                 f"<p>Rounds used: {rounds or 'none'}. {rep['confidences']} confidences, "
                 f"{rep['confidence_share_0.8_0.9']:.1%} of them between 0.8 and 0.9.</p>"
@@ -126,7 +132,8 @@ def prediction_html(pred: Prediction) -> str:
     err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
     return (
         f"<div><b>{_e(METHOD_NAMES.get(pred.method, pred.method))}</b> → <b>{_e(verdict)}</b>"
-        f"<ul>{fields}</ul>{err}<small>{pred.calls} call(s), {pred.usage.total_tokens} tokens, "
+        f"<ul>{fields}</ul>{err}<small>{count(pred.calls, 'call')}, "
+        f"{count(pred.usage.total_tokens, 'token')}, "
         f"{pred.latency_s:.1f} s</small></div>"
     )
 
@@ -235,12 +242,11 @@ def render_rounds(result: DeliberationResult) -> str:
         rows.append(
             f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
         )
-    rounds = f"{result.rounds} round" + ("" if result.rounds == 1 else "s")
+    rounds = count(result.rounds, "round")
     if result.transcript.meta.get("reference"):  # authored answers: no model was asked
-        cost = f"{len(result.turns)} authored turns replayed, no model called"
+        cost = f"{count(len(result.turns), 'authored turn')} replayed, no model called"
     else:
-        calls = f"{result.calls} model call" + ("" if result.calls == 1 else "s")
-        cost = f"{calls}, {result.usage.total_tokens} tokens"
+        cost = f"{count(result.calls, 'model call')}, {count(result.usage.total_tokens, 'token')}"
     outcome = (
         f"<p>Result: <b>{_e(str(result.label))}</b> by "
         f"<b>{_e(result.resolution)}</b> after {rounds}; {cost}.</p>"
