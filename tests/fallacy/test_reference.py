@@ -117,3 +117,18 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path):
         variant(tmp_path, lambda d: d.__setitem__("speakers", []))
     with pytest.raises(ArgnbError, match="no reference session"):
         load_reference("nothing")
+
+
+#: every protocol with shipped reference sessions, and the function that replays one
+REPLAYERS = {"fallacy.deliberation": replay_reference}
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "assets").glob("*/reference_*.json")), ids=lambda p: p.name
+)
+def test_every_shipped_reference_session_replays(path):
+    """A new reference file (04, 05, ...) fails here until its protocol's replayer is listed."""
+    session = ReferenceSession.from_path(path)
+    assert session.protocol in REPLAYERS, f"{path.name}: add a replayer for {session.protocol}"
+    assert session.written_by and session.look_for, "say who wrote it and what to look for"
+    REPLAYERS[session.protocol](session)
