@@ -144,6 +144,10 @@ def cmd_open(args: argparse.Namespace) -> int:
             )
     except ImportError:  # pragma: no cover - the llm package is always there
         pass
+    if (copied.dest / HOME).exists():
+        print(
+            f"start with {copied.dest / HOME}: the learning path, and how to connect a real model"
+        )
     if args.no_lab:
         return 0
     cmd = lab_command(copied.dest, browser=not args.no_browser, port=args.port)
