@@ -37,6 +37,7 @@ from argnb.llm.base import Reply, Usage
 from argnb.llm.ledger import Ledger
 from argnb.llm.scripted import Request, ScriptedBackend
 from argnb.transcript import Transcript, Turn
+from argnb.words import count
 
 FORMAT = 1
 #: the model name replayed turns carry: nobody can mistake them for a model's words
@@ -186,7 +187,10 @@ class Replay:
                 out.append(f"{where}: the protocol refused the answer ({error})")
         for agent, backend in self.backends.items():
             if backend.remaining:
-                out.append(f"{backend.remaining} answer(s) by {agent} were never asked for")
+                n = backend.remaining
+                out.append(
+                    f"{count(n, 'answer')} by {agent} {'was' if n == 1 else 'were'} never asked for"
+                )
             mine = [t for t in self.session.turns if t.agent == agent]
             for k, (want, req) in enumerate(zip(mine, backend.requests, strict=False), start=1):
                 prompt = req.prompt
