@@ -94,6 +94,7 @@ def _build(args: argparse.Namespace) -> int:
 
     if args.from_ != "example" and not args.path:
         raise ArgnbError(f"--from {args.from_} needs the corpus path", hint="add PATH")
+    _check_corpus(args)  # before the memory is opened: bad input leaves no file behind
     store = _store(args.db, must_exist=False)
     with store:
         rep = build(
@@ -114,6 +115,41 @@ def _build(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"added": rep.added, "existing": rep.existing, **info.to_dict()}))
     return 0
+
+
+#: the layout and fields each table ``--from`` reads (transcript and example are not tables)
+CORPUS_TABLES = {
+    "iq2": ("jsonl", ("debate_id", "topic", "stance", "text")),
+    "ibm-speeches": ("jsonl", ("debate_id", "topic", "stance", "text")),
+    "claims": ("jsonl", ("topic", "stance", "text")),
+    "jsonl": ("jsonl", ("topic", "stance", "text")),
+    "csv": ("csv", ("topic", "stance", "text")),
+}
+
+
+def _check_corpus(args: argparse.Namespace) -> None:
+    """Refuse a corpus that would add nothing: an empty file, another layout than ``--from``
+    says, rows without the fields, a ``--debate`` it does not hold, rows that are all skipped."""
+    from argnb.datafiles import DataError, table_rows
+    from argnb.debate.corpora import BuildReport, records
+
+    if args.from_ in CORPUS_TABLES:
+        kind, fields = CORPUS_TABLES[args.from_]
+        table_rows(args.path, "PATH", kind=kind, required=fields, said=f"--from {args.from_}")
+    report = BuildReport(args.from_)
+    kw = {"max_words": args.max_words, "min_words": args.min_words, "debate": args.debate}
+    ids = {r.debate_id for r in records(args.from_, args.path, report, **kw)}
+    if args.debate is not None and args.debate not in ids:
+        raise DataError(
+            f"no debate {args.debate!r} in {args.path or 'the example'}",
+            hint="check --debate (the debate_id column), or leave it out to add every debate",
+        )
+    if not ids:
+        skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.most_common()) or "nothing"
+        raise DataError(
+            f"{args.path} gives no records (skipped: {skipped})",
+            hint="check --from, --min-words and the stance column (pro/con)",
+        )
 
 
 def _annotate_memory(args: argparse.Namespace) -> int:

@@ -90,9 +90,9 @@ def next_items(
     """One item per debate with more than ``cut`` argumentative turns (``debate`` picks one)."""
     if cut < 1:
         raise ArgnbError("--cut must be at least 1", hint="the history needs one turn")
-    chosen = [debates[debate]] if debate else list(debates.values())
     if debate and debate not in debates:
         raise ArgnbError(f"no debate {debate!r} in the file", hint="check --debate")
+    chosen = [debates[debate]] if debate else list(debates.values())
     items = []
     for d in chosen:
         if len(d.turns) <= cut:

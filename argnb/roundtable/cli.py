@@ -148,8 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         or config.moderator is None
         or (config.analysis and not (config.analyzer or config.moderator))
     )
-    backend = cli_common.backend_from_args(args) if needs_default else None
     human = HumanScript(args.human_script) if args.human_script else HumanScript(_terminal_human)
+    backend = cli_common.backend_from_args(args) if needs_default else None
     out = sys.stdout
 
     def on_event(e) -> None:
