@@ -9,6 +9,7 @@ what is wrong and what to do, never a traceback from the json or codecs modules.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -180,3 +181,37 @@ def script_lines(path: str | Path, flag: str = "--human-script") -> list[str]:
             )
         return data
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+# -- SQLite files: ours or not, and read from read-only places ---------------------------------------
+def sqlite_connect(path: str | Path, *, readonly: bool = False) -> Any:
+    """A connection to an SQLite file, shared between threads.
+
+    ``readonly`` opens it with ``mode=ro``: nothing is created or changed. A database in WAL mode
+    cannot be opened so where SQLite may not create its shared-memory file beside it (a read-only
+    mount, a shared class folder); there the file cannot change under us, so it is read as
+    ``immutable=1``.
+    """
+    import sqlite3
+
+    if not readonly or str(path) == ":memory:":
+        return sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    p = Path(path).resolve()
+    uri = p.as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False, timeout=30)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+        if os.access(p.parent, os.W_OK) and os.access(p, os.W_OK):
+            raise
+    db = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+    db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return db
+
+
+def sqlite_tables(db: Any) -> set[str]:
+    """The names of the tables an SQLite database holds (raises ``sqlite3.DatabaseError`` when
+    the file is not SQLite at all)."""
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

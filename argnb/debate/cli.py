@@ -17,10 +17,10 @@ def _print(args: argparse.Namespace, *lines: object) -> None:
             print(line)
 
 
-def _store(path: str, *, must_exist: bool = True) -> Any:
+def _store(path: str, *, must_exist: bool = True, readonly: bool = False) -> Any:
     from argnb.debate.memory import open_store
 
-    return open_store(path, must_exist=must_exist)
+    return open_store(path, must_exist=must_exist, readonly=readonly)
 
 
 def _connect_kw(args: argparse.Namespace) -> dict[str, Any]:
@@ -171,7 +171,7 @@ def _embed(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         info = store.info()
         _print(args, info)
         if args.json:
@@ -180,7 +180,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         n = store.export_annotations(args.out)
     _print(args, f"{n} annotations -> {args.out}")
     return 0
@@ -285,7 +285,7 @@ def _retrieve(args: argparse.Namespace) -> int:
     if bool(args.text) == bool(args.history):
         raise ArgnbError("give --text TEXT or --history FILE", hint="one of them")
     history = [args.text] if args.text else read_history(args.history)
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         emb = None if args.method == "bm25" else _embedder(args, store)
         method = args.method if emb is not None else "bm25"
         if method != args.method:

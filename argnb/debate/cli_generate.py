@@ -81,7 +81,7 @@ def _memory(args: argparse.Namespace, needed: bool) -> Any:
                 hint="build one: argnb debate memory build --from example --db memory.db",
             )
         return None
-    return open_store(args.db)
+    return open_store(args.db, readonly=True)
 
 
 def _next(args: argparse.Namespace) -> int:

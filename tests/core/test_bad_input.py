@@ -187,7 +187,16 @@ def test_21_1_a_non_utf8_human_script_is_one_line(tmp_path, capsys):
     p = tmp_path / "h.txt"
     p.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     err = cli_refuses(
-        ["roundtable", "run", "--topic", "Tea or coffee?", "--human-script", str(p), "--backend", "local"],
+        [
+            "roundtable",
+            "run",
+            "--topic",
+            "Tea or coffee?",
+            "--human-script",
+            str(p),
+            "--backend",
+            "local",
+        ],
         capsys,
     )
     assert "not UTF-8" in err and "0xe9" in err
@@ -246,7 +255,16 @@ def test_21_6_a_human_script_must_be_texts(tmp_path, capsys, content, message):
     p = tmp_path / "h.json"
     p.write_text(content, encoding="utf-8")
     err = cli_refuses(
-        ["roundtable", "run", "--topic", "Tea or coffee?", "--human-script", str(p), "--backend", "local"],
+        [
+            "roundtable",
+            "run",
+            "--topic",
+            "Tea or coffee?",
+            "--human-script",
+            str(p),
+            "--backend",
+            "local",
+        ],
         capsys,
     )
     assert message in err
