@@ -225,10 +225,12 @@ async def anext_run(
 ) -> NextSummary:
     """Every item through :func:`anext_one`; resumable when ``out`` is given."""
     from argnb.batch import arun_batch
+    from argnb.prompts import fingerprint, prompts_dir
 
     config = {
         "task": "debate.next",
         "debater": debater.describe(),
+        "prompts": fingerprint(debater.prompt_dir or prompts_dir("argnb.debate")),
         "stance_check": check.describe() if check is not None else None,
     }
 
