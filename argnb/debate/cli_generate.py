@@ -112,18 +112,12 @@ def _next(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from argnb.cli_common import backend_from_args, output_path, print_json
+    from argnb.cli_common import backend_from_args, history_cut, output_path, print_json
     from argnb.debate.generate import method_of
     from argnb.debate.simulate import simulate, utterances
 
     out = output_path(args.out)
-    default = backend_from_args(args)
-    pro_m, pro_b = debater_spec(args.pro, default, args)
-    con_m, con_b = debater_spec(args.con, default, args)
-    needs = method_of(pro_m).retrieval != "none" or method_of(con_m).retrieval != "none"
-    store = _memory(args, needs)
-    pro = _debater(args, pro_m, pro_b, store, f"pro ({pro_m})")
-    con = _debater(args, con_m, con_b, store, f"con ({con_m})")
+    map_path = output_path(args.map, "--map", suffixes=(".html", ".png"))
     history: list[Any] = []
     topic = args.topic
     if args.history:
@@ -133,10 +127,19 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.debate and args.debate not in debates:
             raise ArgnbError(f"no debate {args.debate!r} in {args.history}", hint="check --debate")
         d = debates[args.debate] if args.debate else next(iter(debates.values()))
-        history = d.turns[: args.cut] if args.cut else d.turns
+        history = history_cut(d.turns, args.cut, f"debate {d.id!r}")
         topic = topic or d.topic
+    elif args.cut or args.debate:
+        raise ArgnbError("--cut and --debate choose from --history", hint="add --history FILE")
     if not topic:
         raise ArgnbError("give the motion with --topic", hint='--topic "Ban homework"')
+    default = backend_from_args(args)  # every check above ran before any model is touched
+    pro_m, pro_b = debater_spec(args.pro, default, args)
+    con_m, con_b = debater_spec(args.con, default, args)
+    needs = method_of(pro_m).retrieval != "none" or method_of(con_m).retrieval != "none"
+    store = _memory(args, needs)
+    pro = _debater(args, pro_m, pro_b, store, f"pro ({pro_m})")
+    con = _debater(args, con_m, con_b, store, f"con ({con_m})")
 
     def show(turn: Any) -> None:
         if turn.role == "utterance" and not args.quiet:
@@ -156,13 +159,12 @@ def _simulate(args: argparse.Namespace) -> int:
     )
     if out:
         tr.save(out)
-    if args.map:
+    if map_path is not None:
         from argnb.debate.mapping import debate_map
 
         m = debate_map(tr)
-        path = output_path(args.map, "--map")
-        assert path is not None
-        if path.suffix == ".png":
+        path = map_path
+        if path.suffix.lower() == ".png":
             path.write_bytes(m.to_png())
         else:
             m.save_html(path)
