@@ -158,7 +158,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if e.kind == "turn":
             print(format_turn(session.transcript, e.turn), file=out, flush=True)
 
-    session = config.build(backend, autosave=args.out, on_event=on_event)
+    session = config.build(
+        backend, connect=cli_common.connect_kw(args), autosave=args.out, on_event=on_event
+    )
     print(f"topic: {session.topic}", file=out, flush=True)
     session.run(human)
     write_exports(session.transcript, args.markdown, args.map, out)

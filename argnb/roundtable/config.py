@@ -93,9 +93,12 @@ class SessionConfig(BaseModel):
                 hint="see docs/roundtable.md for the fields and their limits",
             ) from None
 
-    def build(self, backend: Any = None, **session_kw: Any) -> Any:
+    def build(
+        self, backend: Any = None, *, connect: dict[str, Any] | None = None, **session_kw: Any
+    ) -> Any:
         """A :class:`~argnb.roundtable.session.Session`; seats without a spec use ``backend``
-        (the current default backend when None)."""
+        (the current default backend when None); seats with one are connected with ``connect``
+        (the shared ``--host --base-url --timeout --no-cache``, so they reach every seat)."""
         from argnb.agents import Agent, connect_spec
         from argnb.roundtable.deliberator import Deliberator
         from argnb.roundtable.session import Session
@@ -109,7 +112,7 @@ class SessionConfig(BaseModel):
             return backend
 
         def seat(spec: str | None):
-            return connect_spec(spec) if spec else base()
+            return connect_spec(spec, **(connect or {})) if spec else base()
 
         deliberators = [
             Deliberator(
@@ -121,7 +124,7 @@ class SessionConfig(BaseModel):
         ]
         moderator = seat(self.moderator)
         analyzer = seat(self.analyzer or self.moderator) if self.analysis else None
-        fallacy = self.fallacy_baseline(moderator) if self.fallacy_check else None
+        fallacy = self.fallacy_baseline(moderator, connect) if self.fallacy_check else None
         return Session(
             self.topic,
             moderator=moderator,
@@ -136,7 +139,7 @@ class SessionConfig(BaseModel):
             **session_kw,
         )
 
-    def fallacy_baseline(self, backend: Any) -> Any:
+    def fallacy_baseline(self, backend: Any, connect: dict[str, Any] | None = None) -> Any:
         """``zero``, ``few`` or ``cot``, optionally ``@backend:model`` (default: ``backend``)."""
         from argnb.agents import connect_spec
         from argnb.fallacy.baselines import METHODS, Baseline
@@ -147,4 +150,4 @@ class SessionConfig(BaseModel):
                 f"unknown fallacy check {method!r}",
                 hint="use zero, few or cot, optionally with @backend:model",
             )
-        return Baseline(method, connect_spec(where) if where else backend)
+        return Baseline(method, connect_spec(where, **(connect or {})) if where else backend)

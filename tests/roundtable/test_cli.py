@@ -140,3 +140,44 @@ def test_unknown_map_format(scripted, tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["roundtable", "export", str(out), "--map", str(tmp_path / "m.png")]) == 2
     assert ".argdown" in capsys.readouterr().err
+
+
+def test_21_8_host_reaches_every_seat_given_by_spec(tmp_path, capsys) -> None:
+    """Before: ``--host`` reached only seats without a spec; ``ollama:`` seats went to 11434."""
+    from argnb.llm.testserver import ProtocolServer
+
+    script = tmp_path / "human.json"
+    script.write_text(json.dumps(["I would allow phones for research."]))
+    engine = table_backend()
+    with ProtocolServer(engine, models=["tiny"]) as srv:
+        code = main(
+            [
+                "roundtable",
+                "run",
+                "--topic",
+                "Phones in class?",
+                "--deliberators",
+                "ollama:tiny,ollama:tiny",
+                "--moderator",
+                "ollama:tiny",
+                "--fallacy-check",
+                "zero@ollama:tiny",
+                "--turns",
+                "3",
+                "--human-script",
+                str(script),
+                "--host",
+                srv.url,
+                "--timeout",
+                "30",
+                "--no-cache",
+                "--json",
+                "--quiet",
+            ]
+        )
+        served = [path for path, _ in srv.requests]
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert served.count("/api/chat") == len(engine.requests)  # every model call came here
+    # two deliberators, the moderator's decisions, the analyzer and the fallacy checks
+    assert len(engine.requests) >= 5
