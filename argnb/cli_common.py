@@ -42,6 +42,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0 (a pause, not a deadline)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 86400:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds (under a day), got {text}")
+    return value
+
+
 def add_backend_args(p: argparse.ArgumentParser) -> None:
     """The options of every command that calls a model."""
     g = p.add_argument_group("model")

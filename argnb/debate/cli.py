@@ -275,7 +275,9 @@ def read_history(path: str) -> list[str]:
             return [t.text for t in Transcript.load(p).turns if t.text]
         except ValueError as exc:
             raise ArgnbError(f"{p} is not an argnb transcript: {exc}") from None
-    text = p.read_text(encoding="utf-8")
+    from argnb.datafiles import read_text
+
+    text = read_text(p, "--history")
     return [u.strip() for u in text.split("\n\n") if u.strip()]
 
 

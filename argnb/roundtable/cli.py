@@ -26,7 +26,7 @@ MAP_FORMATS = {".json": "aif", ".argdown": "argdown", ".graphml": "graphml", ".h
 
 
 def register(subparsers) -> None:
-    from argnb.cli_common import add_backend_args, add_run_args, positive_int
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int, seconds
 
     p = subparsers.add_parser(
         "roundtable", help="moderated deliberation of a human with LLM deliberators"
@@ -69,7 +69,7 @@ def register(subparsers) -> None:
 
     rep = sub.add_parser("replay", help="show a saved session turn by turn")
     rep.add_argument("session", type=Path, help="the JSON file --out wrote")
-    rep.add_argument("--delay", type=float, default=0.0, help="seconds between turns")
+    rep.add_argument("--delay", type=seconds, default=0.0, help="seconds between turns")
     add_run_args(rep)
     rep.set_defaults(func=cmd_replay)
 

@@ -323,3 +323,37 @@ def test_random_human_scripts_read_or_fail_cleanly(tmp_path, data):
     except ArgnbError:
         return
     assert all(isinstance(x, str) for x in lines)
+
+
+# -- found by the fuzzer (tests/core/test_cli_fuzz.py) ---------------------------------------------
+def test_fuzz_found_non_utf8_schemes_and_history_files_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9\n".encode("latin-1"))
+    assert "not UTF-8" in cli_refuses(["debate", "schemes", "--file", str(bad)], capsys)
+    db = str(tmp_path / "m.db")
+    assert main(["debate", "memory", "build", "--from", "example", "--db", db, "--quiet"]) == 0
+    err = cli_refuses(["debate", "retrieve", "--db", db, "--history", str(bad)], capsys)
+    assert "not UTF-8" in err
+    err = cli_refuses(["roundtable", "run", "--config", str(bad)], capsys)
+    assert "not UTF-8" in err
+
+
+def test_fuzz_found_embed_with_no_cache_runs(tmp_path, capsys, monkeypatch):
+    import argnb.config
+    from argnb.llm import ScriptedBackend
+
+    monkeypatch.setattr(
+        argnb.config, "connect", lambda *a, **kw: ScriptedBackend(["unused"], model="emb")
+    )
+    db = str(tmp_path / "m.db")
+    assert main(["debate", "memory", "build", "--from", "example", "--db", db, "--quiet"]) == 0
+    argv = ["debate", "memory", "embed", "--db", db, "--embedder", "ollama:emb", "--no-cache"]
+    assert main([*argv, "--quiet"]) == 0  # before: TypeError, cache given twice
+
+
+@pytest.mark.parametrize("delay", ["-1", "nan", "inf"])
+def test_fuzz_found_a_replay_delay_must_be_seconds(tmp_path, capsys, delay):
+    with pytest.raises(SystemExit) as exc:
+        main(["roundtable", "replay", str(tmp_path / "s.json"), "--delay", delay])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--delay" in err and len(err.strip().splitlines()) == 1
