@@ -132,7 +132,21 @@ def pool(tmp_path_factory) -> dict[str, str]:
     (d / "folder").mkdir()
     assert main(["debate", "memory", "build", "--from", "example", "--db", str(d / "mem.db"),
                  "--quiet"]) == 0  # fmt: skip
-    names = [*files, "app.db", "folder", "mem.db"]
+    import argnb.cli_common
+    from argnb.roundtable.testing import table_backend
+    from tests.debate.test_generate import role_backend
+
+    with pytest.MonkeyPatch.context() as mp:  # two results files made the real way
+        mp.setattr(argnb.cli_common, "backend_from_args", lambda a: table_backend())
+        argv = ["roundtable", "run", "--topic", "Phones in class?", "--turns", "4", "--quiet"]
+        assert (
+            main([*argv, "--human-script", str(d / "list.json"), "--out", str(d / "session.json")])
+            == 0
+        )
+        mp.setattr(argnb.cli_common, "backend_from_args", lambda a: role_backend())
+        argv = ["debate", "next", "--debates", str(d / "debates.jsonl"), "--cut", "2"]
+        assert main([*argv, "--method", "llm", "--out", str(d / "next.jsonl"), "--quiet"]) == 0
+    names = [*files, "app.db", "folder", "mem.db", "session.json", "next.jsonl"]
     return {n: str(d / n) for n in names} | {"missing": str(d / "missing.jsonl")}
 
 
@@ -151,7 +165,9 @@ FITS = {
     "db": ["mem.db"],
     "debates": ["debates.jsonl"],
     "history": ["debates.jsonl", "notes.txt"],
-    "utterances": ["debates.jsonl"],
+    "utterances": ["debates.jsonl", "next.jsonl", "session.json"],
+    "session": ["session.json"],
+    "results": ["next.jsonl"],
     "data": ["debates.jsonl"],
     "path": ["debates.jsonl", "debates.csv"],
     "human_script": ["list.json", "notes.txt"],
@@ -174,6 +190,8 @@ def _value(draw, action: argparse.Action, pool: dict[str, str], out: Path) -> st
         return str(out / draw(st.sampled_from(OUTPUTS)))
     if dest in ("host", "base_url"):
         return draw(st.sampled_from(HOSTS))
+    if dest in ("delay", "port"):  # a pause between turns: junk, but never a long one
+        return draw(st.sampled_from(["0", "-1", "nan", "inf", "x", "0.001"]))
     typ = getattr(action.type, "__name__", "")
     if typ in ("positive_int", "int", "positive_float", "float", "_natural") or dest in (
         "k", "delay", "max_revisions", "seed", "port",
@@ -250,7 +268,7 @@ def test_every_command_exits_0_or_2_with_one_line(sealed, pool, capsys, data):
     allowed = (0, 1, 2) if argv[:2] == ["exercises", "release"] else (0, 2)  # 1: --check stale
     assert code in allowed, (argv, code, captured.err[-2000:])
     OUTCOMES[f"exit {code}"] += 1
-    OUTCOMES[" ".join(a for a in argv[:3] if not a.startswith(("-", "/")))] += 1
+    OUTCOMES[next(" ".join(p) for p, _ in COMMANDS if argv[: len(p)] == list(p))] += 1
     if code == 2:
         assert _one_line(captured.err), (argv, captured.err[-2000:])
         ERRORS[" ".join(argv[:2])] += 1
