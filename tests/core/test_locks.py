@@ -74,3 +74,33 @@ def test_writers_in_many_processes_never_overlap(tmp_path):
         p.join(60)
     assert int(counter.read_text()) == 600
     assert not lock.exists()
+
+
+@pytest.mark.parametrize("command", ["fallacy", "critique"])
+def test_21_12_finished_bench_and_judge_runs_leave_no_lock(tmp_path, monkeypatch, command):
+    import json
+
+    import argnb.cli_common
+    from argnb.cli import main
+    from argnb.llm import ScriptedBackend
+
+    from .test_cli_fuzz import minimal
+
+    monkeypatch.setattr(
+        argnb.cli_common,
+        "backend_from_args",
+        lambda a: ScriptedBackend(lambda req: minimal(req.schema) if req.schema else "ok"),
+    )
+    out = tmp_path / "results.jsonl"
+    if command == "fallacy":
+        data = tmp_path / "d.jsonl"
+        data.write_text(
+            json.dumps({"id": "a", "source": "s", "text": "Everyone does it.", "label": 1}) + "\n",
+            encoding="utf-8",
+        )
+        argv = ["fallacy", "bench", "--data", str(data), "--method", "zero"]
+    else:
+        argv = ["critique", "judge", "--data", "assets/critique/examples.jsonl", "--limit", "1"]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
+    assert out.exists() and not (tmp_path / "results.jsonl.lock").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")]
