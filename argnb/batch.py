@@ -127,14 +127,13 @@ def _guard_data(
 
 def _lock(out: Path) -> Any:
     """An exclusive lock on ``out`` for the whole run (a second writer is refused at once)."""
-    from filelock import FileLock, Timeout
-
     from argnb.errors import ArgnbError
+    from argnb.locks import FileLock, LockTaken
 
-    lock = FileLock(f"{out}.lock")
+    lock = FileLock(f"{out}.lock")  # removed again on release: a finished run leaves no .lock
     try:
         lock.acquire(timeout=0)
-    except Timeout:
+    except LockTaken:
         raise ArgnbError(
             f"another run is writing to {out}",
             hint="wait for it to finish, or write to another --out file",

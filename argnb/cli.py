@@ -51,22 +51,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def one_line(exc: ArgnbError) -> str:
-    """``error: what went wrong -- fix: what to do``, on one line whatever the message holds."""
+    """``error: what went wrong -- fix: what to do``, on one line whatever the message holds
+    (and with no control sequence acting on the terminal: messages quote files and models)."""
+    from argnb.terminal import inert
+
     msg = " ".join(str(exc.message).split())
-    return f"error: {msg}" + (f" -- fix: {' '.join(exc.hint.split())}" if exc.hint else "")
+    return inert(f"error: {msg}" + (f" -- fix: {' '.join(exc.hint.split())}" if exc.hint else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from argnb.terminal import InertStream
+
+    stdout = sys.stdout
+    sys.stdout = InertStream(stdout)  # type: ignore[assignment]  # model and human text is untrusted
     try:
         return int(args.func(args) or 0)
     except ArgnbError as exc:
         print(one_line(exc), file=sys.stderr)
         return 2
     except OSError as exc:  # the file system said no (permissions, a full disk, ...)
+        from argnb.terminal import inert
+
         where = f" ({exc.filename})" if exc.filename else ""
-        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(inert(f"error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
@@ -74,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

@@ -42,6 +42,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0 (a pause, not a deadline)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 86400:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds (under a day), got {text}")
+    return value
+
+
 def add_backend_args(p: argparse.ArgumentParser) -> None:
     """The options of every command that calls a model."""
     g = p.add_argument_group("model")
@@ -103,12 +114,20 @@ def backend_from_args(args: argparse.Namespace):
     return connect(args.backend, args.model, **connect_kw(args))
 
 
-def output_path(path: str | Path | None, flag: str = "--out") -> Path | None:
+def output_path(
+    path: str | Path | None, flag: str = "--out", *, suffixes: tuple[str, ...] = ()
+) -> Path | None:
     """Check an output file before any work: not a folder, its folder created, writable (the file
-    itself is not created, so a run that fails leaves nothing behind)."""
+    itself is not created, so a run that fails leaves nothing behind); with ``suffixes``, one of
+    the formats the command writes (``x.docx`` is refused, not written as HTML)."""
     if path is None:
         return None
     p = Path(path)
+    if suffixes and p.suffix.lower() not in suffixes:
+        raise ArgnbError(
+            f"cannot tell a format to write from {flag} {p.name!r}",
+            hint=f"end the file name in {' or '.join(suffixes)}",
+        )
     if p.is_dir():
         raise ArgnbError(
             f"{flag} {p} is a folder", hint=f"give a file name, e.g. {p / 'out.jsonl'}"
@@ -129,3 +148,16 @@ def output_path(path: str | Path | None, flag: str = "--out") -> Path | None:
 def print_json(obj: Any) -> None:
     """The machine-readable last line of a command."""
     print(json.dumps(obj, ensure_ascii=False, default=str), file=sys.stdout)
+
+
+def history_cut(turns: list[Any], cut: int | None, what: str = "the debate") -> list[Any]:
+    """The first ``cut`` turns of a history (all without ``cut``); a cut past its end is an
+    error, not a silent run on the whole debate."""
+    if cut is None:
+        return list(turns)
+    if cut > len(turns):
+        raise ArgnbError(
+            f"--cut {cut}: {what} has only {len(turns)} argumentative turns",
+            hint=f"choose --cut {len(turns)} or less",
+        )
+    return list(turns[:cut])

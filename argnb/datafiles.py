@@ -9,6 +9,7 @@ what is wrong and what to do, never a traceback from the json or codecs modules.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,3 +70,144 @@ def json_document(path: str | Path, flag: str = "--data") -> Any:
             f"{p}: not JSON ({exc.msg}, line {exc.lineno})",
             hint="check the file, or pass --format for its real format",
         ) from None
+
+
+# -- tables: rows of JSON Lines or CSV, checked against what the command expects ------------------
+#: the two layouts of a table file, by what the file holds (not by its name)
+TABLE_KINDS = ("jsonl", "csv")
+_KIND_NAMES = {"jsonl": "JSON Lines", "csv": "CSV"}
+_SUFFIX_KINDS = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
+
+
+def sniff(text: str) -> str:
+    """``"jsonl"`` when the first non-blank character opens JSON (``{`` or ``[``), else ``"csv"``;
+    ``"empty"`` for a file of nothing but blanks."""
+    head = text.lstrip()
+    if not head:
+        return "empty"
+    return "jsonl" if head[0] in "{[" else "csv"
+
+
+def table_rows(
+    path: str | Path,
+    flag: str = "--data",
+    *,
+    kind: str | None = None,
+    required: tuple[str, ...] = (),
+    said: str | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of a table file, checked: not empty, in the layout ``kind`` names (when given;
+    else the one its content shows), every row with the ``required`` fields. ``said`` names
+    the option that chose ``kind`` in the error (e.g. ``"--from iq2"``).
+
+    A JSON list of objects is read as rows too (one file, several layouts learners save).
+    """
+    import csv
+    import io
+
+    p = Path(path)
+    text = read_text(p, flag)
+    found = sniff(text)
+    if found == "empty":
+        raise DataError(f"{p} is empty", hint=f"give {flag} a file with one row per line")
+    expected = kind or _SUFFIX_KINDS.get(p.suffix.lower(), found)
+    if expected == "jsonl" and found == "csv" and kind is None:
+        found = "jsonl"  # named JSON Lines: the JSON reader names the first bad line
+    if expected != found:
+        said = (said or f"--from {kind}") if kind else f"its name ({p.suffix})"
+        raise DataError(
+            f"{p} holds {_KIND_NAMES[found]}, but {said} says {_KIND_NAMES[expected]}",
+            hint=f"pass the option for its real format ({_KIND_NAMES[found]}), or fix the file",
+        )
+    if found == "csv":
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        try:
+            rows = [dict(r) for r in reader]
+        except csv.Error as exc:
+            raise DataError(
+                f"{p}:{reader.line_num}: not CSV ({exc})", hint="check the file"
+            ) from None
+        numbered = [(n + 2, r) for n, r in enumerate(rows)]  # line 1 is the header
+    elif text.lstrip().startswith("["):
+        doc = json_document(p, flag)
+        if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
+            raise DataError(f"{p}: a JSON list, but not of objects", hint="one JSON object per row")
+        numbered = [(n, r) for n, r in enumerate(doc, start=1)]
+    else:
+        numbered = list(json_lines(p, flag))
+    if not numbered:
+        raise DataError(f"{p} holds no rows", hint="give a file with one row per line")
+    for n, row in numbered:
+        missing = [k for k in required if row.get(k) is None]
+        if missing:
+            raise DataError(
+                f"{p}:{n}: the row has no {', '.join(repr(k) for k in missing)}",
+                hint=f"every row needs {', '.join(required)}: is this the right file or --from?",
+            )
+    return [r for _, r in numbered]
+
+
+# -- the human's turns of a headless session -------------------------------------------------------
+def script_lines(path: str | Path, flag: str = "--human-script") -> list[str]:
+    """A script of turns: a JSON list of strings, or plain text with one turn per line.
+
+    Anything else that is JSON (an object, a number, a list of objects) is refused: said aloud
+    it would be the raw JSON, which no one meant.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(
+            f"no human script at {p}", hint=f"give {flag} a JSON list of texts or a text file"
+        )
+    text = read_text(p, flag)
+    head = text.lstrip()[:1]
+    if head in ("[", "{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"{p} starts like JSON but is not valid JSON ({exc.msg}, line {exc.lineno})",
+                hint="fix the JSON, or write one turn per line without brackets",
+            ) from None
+        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
+            raise DataError(
+                f"{p} holds a JSON {type(data).__name__}"
+                + (" of other things than texts" if isinstance(data, list) else ""),
+                hint='give a JSON list of strings (["I think ...", "/pass"]) or one turn per line',
+            )
+        return data
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+# -- SQLite files: ours or not, and read from read-only places ---------------------------------------
+def sqlite_connect(path: str | Path, *, readonly: bool = False) -> Any:
+    """A connection to an SQLite file, shared between threads.
+
+    ``readonly`` opens it with ``mode=ro``: nothing is created or changed. A database in WAL mode
+    cannot be opened so where SQLite may not create its shared-memory file beside it (a read-only
+    mount, a shared class folder); there the file cannot change under us, so it is read as
+    ``immutable=1``.
+    """
+    import sqlite3
+
+    if not readonly or str(path) == ":memory:":
+        return sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    p = Path(path).resolve()
+    uri = p.as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False, timeout=30)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+        if os.access(p.parent, os.W_OK) and os.access(p, os.W_OK):
+            raise
+    db = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+    db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return db
+
+
+def sqlite_tables(db: Any) -> set[str]:
+    """The names of the tables an SQLite database holds (raises ``sqlite3.DatabaseError`` when
+    the file is not SQLite at all)."""
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -41,6 +41,7 @@ from argnb.debate.schemes import LABELS, SchemeSet, load_schemes
 from argnb.errors import ArgnbError
 from argnb.llm.base import Backend, Options
 from argnb.prompts import Prompt, load
+from argnb.prompts import fingerprint as prompts_fingerprint
 from argnb.prompts import prompts_dir as _prompts_dir
 from argnb.transcript import Cost, Turn
 
@@ -484,16 +485,24 @@ async def aannotate_file(
         )
         return out_row
 
+    from argnb.batch import fingerprint
+
+    config = {
+        "task": "debate.annotate",
+        "annotator": annotator.describe(),
+        "prompts": prompts_fingerprint(annotator.prompt_dir or _prompts_dir(PACKAGE)),
+        "given": fingerprint(dict(given)) if given is not None else None,
+    }
     start = time.perf_counter()
     results = await arun_batch(
         one,
-        todo,
+        rows,
         out=out,
         key="id",
         concurrency=concurrency,
         desc="annotating",
         progress=progress,
-        config={"task": "debate.annotate", **annotator.describe(), "given": given is not None},
+        config=config,
     )
     ran = {str(r["id"]) for r in todo}
     invalid = sum(1 for r in results if str(r.get("id")) in ran and not r.get("valid", True))

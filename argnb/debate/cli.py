@@ -17,10 +17,10 @@ def _print(args: argparse.Namespace, *lines: object) -> None:
             print(line)
 
 
-def _store(path: str, *, must_exist: bool = True) -> Any:
+def _store(path: str, *, must_exist: bool = True, readonly: bool = False) -> Any:
     from argnb.debate.memory import open_store
 
-    return open_store(path, must_exist=must_exist)
+    return open_store(path, must_exist=must_exist, readonly=readonly)
 
 
 def _connect_kw(args: argparse.Namespace) -> dict[str, Any]:
@@ -94,6 +94,7 @@ def _build(args: argparse.Namespace) -> int:
 
     if args.from_ != "example" and not args.path:
         raise ArgnbError(f"--from {args.from_} needs the corpus path", hint="add PATH")
+    _check_corpus(args)  # before the memory is opened: bad input leaves no file behind
     store = _store(args.db, must_exist=False)
     with store:
         rep = build(
@@ -116,6 +117,41 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the layout and fields each table ``--from`` reads (transcript and example are not tables)
+CORPUS_TABLES = {
+    "iq2": ("jsonl", ("debate_id", "topic", "stance", "text")),
+    "ibm-speeches": ("jsonl", ("debate_id", "topic", "stance", "text")),
+    "claims": ("jsonl", ("topic", "stance", "text")),
+    "jsonl": ("jsonl", ("topic", "stance", "text")),
+    "csv": ("csv", ("topic", "stance", "text")),
+}
+
+
+def _check_corpus(args: argparse.Namespace) -> None:
+    """Refuse a corpus that would add nothing: an empty file, another layout than ``--from``
+    says, rows without the fields, a ``--debate`` it does not hold, rows that are all skipped."""
+    from argnb.datafiles import DataError, table_rows
+    from argnb.debate.corpora import BuildReport, records
+
+    if args.from_ in CORPUS_TABLES:
+        kind, fields = CORPUS_TABLES[args.from_]
+        table_rows(args.path, "PATH", kind=kind, required=fields, said=f"--from {args.from_}")
+    report = BuildReport(args.from_)
+    kw = {"max_words": args.max_words, "min_words": args.min_words, "debate": args.debate}
+    ids = {r.debate_id for r in records(args.from_, args.path, report, **kw)}
+    if args.debate is not None and args.debate not in ids:
+        raise DataError(
+            f"no debate {args.debate!r} in {args.path or 'the example'}",
+            hint="check --debate (the debate_id column), or leave it out to add every debate",
+        )
+    if not ids:
+        skipped = ", ".join(f"{n} {why}" for why, n in report.skipped.most_common()) or "nothing"
+        raise DataError(
+            f"{args.path} gives no records (skipped: {skipped})",
+            hint="check --from, --min-words and the stance column (pro/con)",
+        )
+
+
 def _annotate_memory(args: argparse.Namespace) -> int:
     with _store(args.db) as store:
         if args.redo:
@@ -135,7 +171,7 @@ def _embed(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         info = store.info()
         _print(args, info)
         if args.json:
@@ -144,7 +180,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         n = store.export_annotations(args.out)
     _print(args, f"{n} annotations -> {args.out}")
     return 0
@@ -239,7 +275,9 @@ def read_history(path: str) -> list[str]:
             return [t.text for t in Transcript.load(p).turns if t.text]
         except ValueError as exc:
             raise ArgnbError(f"{p} is not an argnb transcript: {exc}") from None
-    text = p.read_text(encoding="utf-8")
+    from argnb.datafiles import read_text
+
+    text = read_text(p, "--history")
     return [u.strip() for u in text.split("\n\n") if u.strip()]
 
 
@@ -249,7 +287,7 @@ def _retrieve(args: argparse.Namespace) -> int:
     if bool(args.text) == bool(args.history):
         raise ArgnbError("give --text TEXT or --history FILE", hint="one of them")
     history = [args.text] if args.text else read_history(args.history)
-    with _store(args.db) as store:
+    with _store(args.db, readonly=True) as store:
         emb = None if args.method == "bm25" else _embedder(args, store)
         method = args.method if emb is not None else "bm25"
         if method != args.method:

@@ -81,7 +81,7 @@ def _memory(args: argparse.Namespace, needed: bool) -> Any:
                 hint="build one: argnb debate memory build --from example --db memory.db",
             )
         return None
-    return open_store(args.db)
+    return open_store(args.db, readonly=True)
 
 
 def _next(args: argparse.Namespace) -> int:
@@ -113,19 +113,13 @@ def _next(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from argnb.cli_common import backend_from_args, output_path, print_json
+    from argnb.cli_common import backend_from_args, history_cut, output_path, print_json
     from argnb.debate.generate import method_of
     from argnb.debate.record import utterances
     from argnb.debate.simulate import simulate
 
     out = output_path(args.out)
-    default = backend_from_args(args)
-    pro_m, pro_b = debater_spec(args.pro, default, args)
-    con_m, con_b = debater_spec(args.con, default, args)
-    needs = method_of(pro_m).retrieval != "none" or method_of(con_m).retrieval != "none"
-    store = _memory(args, needs)
-    pro = _debater(args, pro_m, pro_b, store, f"pro ({pro_m})")
-    con = _debater(args, con_m, con_b, store, f"con ({con_m})")
+    map_path = output_path(args.map, "--map", suffixes=(".html", ".png"))
     history: list[Any] = []
     topic = args.topic
     if args.history:
@@ -135,10 +129,19 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.debate and args.debate not in debates:
             raise ArgnbError(f"no debate {args.debate!r} in {args.history}", hint="check --debate")
         d = debates[args.debate] if args.debate else next(iter(debates.values()))
-        history = d.turns[: args.cut] if args.cut else d.turns
+        history = history_cut(d.turns, args.cut, f"debate {d.id!r}")
         topic = topic or d.topic
+    elif args.cut or args.debate:
+        raise ArgnbError("--cut and --debate choose from --history", hint="add --history FILE")
     if not topic:
         raise ArgnbError("give the motion with --topic", hint='--topic "Ban homework"')
+    default = backend_from_args(args)  # every check above ran before any model is touched
+    pro_m, pro_b = debater_spec(args.pro, default, args)
+    con_m, con_b = debater_spec(args.con, default, args)
+    needs = method_of(pro_m).retrieval != "none" or method_of(con_m).retrieval != "none"
+    store = _memory(args, needs)
+    pro = _debater(args, pro_m, pro_b, store, f"pro ({pro_m})")
+    con = _debater(args, con_m, con_b, store, f"con ({con_m})")
 
     def show(event: Any) -> None:
         turn = event.turn
@@ -161,13 +164,13 @@ def _simulate(args: argparse.Namespace) -> int:
     )
     if out:
         tr.save(out)
-    if args.map:
+    if map_path is not None:
         from argnb.debate.mapping import debate_map
 
         m = debate_map(tr)
-        path = output_path(args.map, "--map")
+        path = map_path
         assert path is not None
-        m.save(path, "png" if path.suffix == ".png" else "html")
+        m.save(path)
         _say(args, f"map -> {path}")
     cost = tr.cost
     result = {

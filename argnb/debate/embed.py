@@ -150,7 +150,7 @@ def embedder_from_spec(spec: str, **connect_kw: Any) -> Embedder:
         )
     from argnb.config import connect
 
-    kw = {k: v for k, v in connect_kw.items() if v is not None}
+    kw = {k: v for k, v in connect_kw.items() if v is not None and k != "cache"}  # never cached
     if name != "local" and model:
         kw["embed_model"] = model
     return BackendEmbedder(connect(name, model, make_default=False, cache=False, **kw))

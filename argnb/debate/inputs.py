@@ -8,15 +8,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from argnb.datafiles import json_lines, read_text
+from argnb.datafiles import read_text, table_rows
 from argnb.debate.record import SIDES, evaluation_items
 from argnb.errors import ArgnbError
 from argnb.transcript import Transcript
@@ -25,14 +23,9 @@ JUDGES = ("inspire", "debatrix")
 
 
 def read_rows(path: str | Path, flag: str = "--data") -> Iterator[dict[str, Any]]:
-    """Rows of a JSON Lines or CSV file (by extension; ``.jsonl``/``.json``/``.csv``): UTF-8 with
-    or without a byte order mark; a bad line is an error that names it."""
-    p = Path(path)
-    if p.suffix.lower() == ".csv":
-        yield from csv.DictReader(io.StringIO(read_text(p, flag), newline=""))
-        return
-    for _, row in json_lines(p, flag):
-        yield row
+    """Rows of a JSON Lines or CSV file (by content, checked by :func:`argnb.datafiles.table_rows`):
+    UTF-8 with or without a byte order mark; an empty file or a bad line is an error that names it."""
+    yield from table_rows(path, flag)
 
 
 @dataclass(frozen=True)

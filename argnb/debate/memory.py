@@ -21,6 +21,7 @@ every write bumps so cached indexes know when they are stale).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -195,30 +196,49 @@ def _now() -> float:
 class Store:
     """The memory on disk (or in memory with ``":memory:"``). Safe to share between threads."""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", *, readonly: bool = False) -> None:
+        from argnb.datafiles import sqlite_connect, sqlite_tables
+
         self.path = str(path)
-        if self.path != ":memory:":
+        self.readonly = readonly
+        if self.path != ":memory:" and not readonly:
             p = Path(self.path)
             if p.is_dir():
                 raise ArgnbError(f"{p} is a directory", hint="give a file name, e.g. memory.db")
             p.parent.mkdir(parents=True, exist_ok=True)
+            if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+                raise _read_only(self.path)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            self._db = sqlite_connect(self.path, readonly=readonly)
+            tables = sqlite_tables(self._db)
+            if (tables or readonly) and not {"meta", "records"} <= tables:
+                raise ArgnbError(
+                    f"{self.path} is not a debate memory: an SQLite database of "
+                    + (
+                        f"something else (tables: {', '.join(sorted(tables)[:5])})"
+                        if tables
+                        else "nothing"
+                    ),
+                    hint="pass a new file name, or a file made by `argnb debate memory build`",
+                )
             self._db.execute("PRAGMA foreign_keys = ON")
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.executescript(SCHEMA)
+            if not readonly:
+                if self.path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
+            if "readonly" in str(exc):
+                raise _read_only(self.path) from None
             raise ArgnbError(
                 f"{self.path} is not a debate memory ({exc})",
                 hint="pass a new file name, or a file made by `argnb debate memory build`",
             ) from None
         self._lock = threading.RLock()
         version = self._meta("format_version")
-        if version is None:
+        if version is None and not readonly:
             with self._write() as db:
                 db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(FORMAT_VERSION),))
-        elif int(version) != FORMAT_VERSION:
+        elif version is None or int(version) != FORMAT_VERSION:
             raise ArgnbError(
                 f"{self.path} is a debate memory of format {version}, this argnb reads "
                 f"{FORMAT_VERSION}",
@@ -547,15 +567,24 @@ class Store:
         return n
 
 
-def open_store(path: str | Path, *, must_exist: bool = True) -> Store:
+def _read_only(path: str) -> ArgnbError:
+    return ArgnbError(
+        f"cannot write {path}: it is read-only",
+        hint="info, retrieve, next and simulate read it as it is; to build, annotate or embed, "
+        "copy it to a writable place",
+    )
+
+
+def open_store(path: str | Path, *, must_exist: bool = True, readonly: bool = False) -> Store:
     """The memory at ``path``; a missing file is an error that says how to build one (unless
-    ``must_exist=False``: then it is created)."""
+    ``must_exist=False``: then it is created). ``readonly``: for commands that only read, so a
+    memory on a read-only disk or in a shared folder works."""
     if must_exist and not Path(path).is_file():
         raise ArgnbError(
             f"no memory at {path}",
             hint=f"build one: argnb debate memory build --from example --db {path}",
         )
-    return Store(path)
+    return Store(path, readonly=readonly)
 
 
 def _where(**conds: str | None) -> tuple[str, list[Any]]:

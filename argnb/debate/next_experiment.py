@@ -40,9 +40,9 @@ def next_items(
     """One item per debate with more than ``cut`` argumentative turns (``debate`` picks one)."""
     if cut < 1:
         raise ArgnbError("--cut must be at least 1", hint="the history needs one turn")
-    chosen = [debates[debate]] if debate else list(debates.values())
     if debate and debate not in debates:
         raise ArgnbError(f"no debate {debate!r} in the file", hint="check --debate")
+    chosen = [debates[debate]] if debate else list(debates.values())
     items = []
     for d in chosen:
         if len(d.turns) <= cut:
@@ -175,10 +175,12 @@ async def anext_run(
 ) -> NextSummary:
     """Every item through :func:`anext_one`; resumable when ``out`` is given."""
     from argnb.batch import arun_batch
+    from argnb.prompts import fingerprint, prompts_dir
 
     config = {
         "task": "debate.next",
         "debater": debater.describe(),
+        "prompts": fingerprint(debater.prompt_dir or prompts_dir("argnb.debate")),
         "stance_check": check.describe() if check is not None else None,
     }
 

@@ -159,8 +159,10 @@ class SchemeSet:
 def _load(path: Path, mtime: float) -> SchemeSet:
     import yaml
 
+    from argnb.datafiles import read_text
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_text(path, "--file"))
     except (OSError, yaml.YAMLError) as exc:
         raise ArgnbError(
             f"cannot read schemes from {path}: {exc}", hint="check the path and YAML syntax"

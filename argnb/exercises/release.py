@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from argnb.errors import ArgnbError
 from argnb.exercises.markers import (
     CODE_BEGIN,
     CODE_END,
@@ -163,8 +164,17 @@ def release(root: Path, *, check: bool = False, to: Path | None = None) -> list[
 
     With ``to``, also write one zip per exercise folder there (after the notebooks are fresh).
     """
+    found = pairs(root)
+    if not found:
+        inner = root / "exercises"
+        raise ArgnbError(
+            f"no exercises under {root} (no NN_topic/solutions/*.ipynb there)",
+            hint=f"--root {inner}"
+            if pairs(inner)
+            else "--root is the exercises folder, the one holding NN_topic/solutions/*.ipynb",
+        )
     changed = []
-    for sol, stu in pairs(root):
+    for sol, stu in found:
         text = student_version(sol)
         if stu.exists() and stu.read_text(encoding="utf-8") == text:
             continue
@@ -173,6 +183,6 @@ def release(root: Path, *, check: bool = False, to: Path | None = None) -> list[
             stu.parent.mkdir(parents=True, exist_ok=True)
             stu.write_text(text, encoding="utf-8")
     if to is not None and not check:
-        for folder in sorted({sol.parent.parent for sol, _ in pairs(root)}):
+        for folder in sorted({sol.parent.parent for sol, _ in found}):
             zip_folder(folder, to)
     return changed

@@ -52,6 +52,15 @@ def response_format(mode: str, schema: dict) -> dict | None:
     return None
 
 
+def _broke_off(cause: BaseException | None) -> bool:
+    """True for a transport error after the connection was made (a reply cut midway: httpx's
+    RemoteProtocolError, ReadError), False for one that never reached the server."""
+    names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
+    return bool(names & {"RemoteProtocolError", "ReadError", "WriteError"}) and not (
+        names & {"ConnectError", "ConnectTimeout"}
+    )
+
+
 def _snippet(text: Any, n: int = 60) -> str:
     """The start of a body, on one line, for an error message."""
     s = " ".join(str(text).split())
@@ -191,6 +200,9 @@ class OpenAIBackend(Backend):
             "PoolTimeout",
         ):
             return self._expired()
+        if isinstance(exc, openai.APIConnectionError) and _broke_off(exc.__cause__):
+            # the server was reached and began to answer: not a wrong base_url
+            return ServerError(f"{where} broke off the reply: {_snippet(exc.__cause__, 200)}")
         if isinstance(exc, openai.APIConnectionError):
             return BackendUnavailable(
                 f"cannot reach an OpenAI-compatible server at {where}",

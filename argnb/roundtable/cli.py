@@ -26,7 +26,7 @@ MAP_FORMATS = {".json": "aif", ".argdown": "argdown", ".graphml": "graphml", ".h
 
 
 def register(subparsers) -> None:
-    from argnb.cli_common import add_backend_args, add_run_args, positive_int
+    from argnb.cli_common import add_backend_args, add_run_args, positive_int, seconds
 
     p = subparsers.add_parser(
         "roundtable", help="moderated deliberation of a human with LLM deliberators"
@@ -69,7 +69,7 @@ def register(subparsers) -> None:
 
     rep = sub.add_parser("replay", help="show a saved session turn by turn")
     rep.add_argument("session", type=Path, help="the JSON file --out wrote")
-    rep.add_argument("--delay", type=float, default=0.0, help="seconds between turns")
+    rep.add_argument("--delay", type=seconds, default=0.0, help="seconds between turns")
     add_run_args(rep)
     rep.set_defaults(func=cmd_replay)
 
@@ -145,9 +145,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         cli_common.output_path(path, flag)  # checked before any model is called
     from argnb.agents import connect_spec
 
-    backend = cli_common.backend_from_args(args) if config.needs_backend() else None
-    seats = {spec: connect_spec(spec) for spec in config.specs()}
     human = HumanScript(args.human_script) if args.human_script else HumanScript(_terminal_human)
+    backend = cli_common.backend_from_args(args) if config.needs_backend() else None
+    connect = cli_common.connect_kw(args)  # the shared flags reach every seat
+    seats = {spec: connect_spec(spec, **connect) for spec in config.specs()}
     out = sys.stdout
 
     def on_event(e) -> None:

@@ -71,13 +71,15 @@ class SessionConfig(BaseModel):
     def from_yaml(cls, path: str | Path) -> SessionConfig:
         import yaml
 
+        from argnb.datafiles import read_text
+
         p = Path(path)
         if not p.is_file():
             raise ArgnbError(
                 f"no session file at {p}", hint="write a YAML file (see docs/roundtable.md)"
             )
         try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+            data = yaml.safe_load(read_text(p, "--config")) or {}
         except yaml.YAMLError as exc:
             raise ArgnbError(f"{p} is not valid YAML: {str(exc).splitlines()[0]}") from None
         return cls.parse(data, where=str(p))

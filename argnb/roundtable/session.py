@@ -26,7 +26,6 @@ makes. Everything it reports -- speakers, overrides, analyses, cost -- is read f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -69,25 +68,11 @@ HumanSource = Sequence[str] | Callable[["Session"], str | None] | str | Path
 
 
 def read_script(path: str | Path) -> list[str]:
-    """A human script file: a JSON list of texts, or plain text with one turn per line."""
-    p = Path(path)
-    if not p.is_file():
-        raise ArgnbError(
-            f"no human script at {p}", hint="give a JSON list of texts or a text file, one per line"
-        )
-    text = p.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ArgnbError(
-                f"{p} starts like a JSON list but is not valid JSON ({exc.msg}, line {exc.lineno})",
-                hint="fix the JSON, or write one turn per line without brackets",
-            ) from None
-        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
-            raise ArgnbError(f"{p} must hold a JSON list of strings", hint='e.g. ["I think ..."]')
-        return data
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    """A human script file: a JSON list of texts, or plain text with one turn per line (read and
+    checked by :func:`argnb.datafiles.script_lines`)."""
+    from argnb.datafiles import script_lines
+
+    return script_lines(path)
 
 
 class HumanScript:

@@ -145,3 +145,31 @@ def test_simulate_writes_a_transcript_and_a_map(files, capsys, monkeypatch):
     tr = Transcript.load(out)
     assert tr.title == "Cities should close their centres to cars"
     assert "P2" in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--map", "x.docx"], "cannot tell a format to write from --map 'x.docx'"),
+        (["--cut", "50"], "--cut 50: debate 'd1' has only 3 argumentative turns"),
+        (["--debate", "d9"], "no debate 'd9'"),
+    ],
+)
+def test_21_7_simulate_refuses_what_next_refuses_before_any_model_call(
+    files, capsys, monkeypatch, extra, message
+):
+    _, debates, tmp = files
+    backend = role_backend()
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda a: backend)
+    argv = ["debate", "simulate", "--history", debates, "--con", "llm", "--pro", "llm"]
+    extra = [tmp / x if x.endswith(".docx") else x for x in extra]
+    assert main([*argv, *map(str, extra)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert backend.requests == [] and not (tmp / "x.docx").exists()
+
+
+def test_21_7_cut_and_debate_need_a_history(capsys, monkeypatch):
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda a: role_backend())
+    assert main(["debate", "simulate", "--topic", "Ban cars", "--cut", "2", "--pro", "llm"]) == 2
+    assert "--history" in capsys.readouterr().err

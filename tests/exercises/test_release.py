@@ -124,3 +124,20 @@ def test_cli_check_exit_codes(tmp_path, capsys):
     assert main(["release", "--root", str(root), "--to", str(tmp_path / "z")]) == 0
     assert main(["release", "--check", "--root", str(root)]) == 0
     assert main(["release", "--root", str(tmp_path / "nowhere")]) == 2
+
+
+def test_21_11_a_root_without_exercises_is_an_error_that_says_what_root_expects(tmp_path, capsys):
+    _solution(tmp_path, "### BEGIN SOLUTION\nx = 1\n### END SOLUTION")
+    zips = tmp_path / "z"
+    # the project root (which holds the exercises folder, here "ex" renamed below) is not it
+    (tmp_path / "ex").rename(tmp_path / "exercises")
+    assert main(["release", "--root", str(tmp_path), "--to", str(zips)]) == 2
+    err = capsys.readouterr().err
+    assert "no exercises under" in err and f"--root {tmp_path / 'exercises'}" in err
+    assert len(err.strip().splitlines()) == 1 and not zips.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["release", "--check", "--root", str(empty)]) == 2
+    assert "the exercises folder" in capsys.readouterr().err
+    assert main(["release", "--root", str(tmp_path / "exercises"), "--to", str(zips)]) == 0
+    assert f"zips in {zips}" in capsys.readouterr().out and (zips / "01_t.zip").is_file()

@@ -140,3 +140,81 @@ def test_unknown_map_format(scripted, tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["roundtable", "export", str(out), "--map", str(tmp_path / "m.png")]) == 2
     assert ".argdown" in capsys.readouterr().err
+
+
+def test_21_8_host_reaches_every_seat_given_by_spec(tmp_path, capsys) -> None:
+    """Before: ``--host`` reached only seats without a spec; ``ollama:`` seats went to 11434."""
+    from argnb.llm.testserver import ProtocolServer
+
+    script = tmp_path / "human.json"
+    script.write_text(json.dumps(["I would allow phones for research."]))
+    engine = table_backend()
+    with ProtocolServer(engine, models=["tiny"]) as srv:
+        code = main(
+            [
+                "roundtable",
+                "run",
+                "--topic",
+                "Phones in class?",
+                "--deliberators",
+                "ollama:tiny,ollama:tiny",
+                "--moderator",
+                "ollama:tiny",
+                "--fallacy-check",
+                "zero@ollama:tiny",
+                "--turns",
+                "3",
+                "--human-script",
+                str(script),
+                "--host",
+                srv.url,
+                "--timeout",
+                "30",
+                "--no-cache",
+                "--json",
+                "--quiet",
+            ]
+        )
+        served = [path for path, _ in srv.requests]
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert served.count("/api/chat") == len(engine.requests)  # every model call came here
+    # two deliberators, the moderator's decisions, the analyzer and the fallacy checks
+    assert len(engine.requests) >= 5
+
+
+HOSTILE = "I agree\x1b[2J\x1b]0;pwned\x07 with \u202eexe.txt\r and \x9b31m more"
+
+
+def _assert_inert(text: str) -> None:
+    for bad in ("\x1b", "\u202e", "\x07", "\r", "\x9b"):
+        assert bad not in text, repr(bad)
+
+
+def test_21_10_replay_prints_hostile_text_inert(scripted, tmp_path, capsys) -> None:
+    script = tmp_path / "human.json"
+    script.write_text(json.dumps([HOSTILE, "/end"]))
+    out = tmp_path / "s.json"
+    argv = ["roundtable", "run", "--topic", "Phones in class?", "--human-script", str(script)]
+    assert main([*argv, "--turns", "3", "--out", str(out)]) == 0
+    _assert_inert(capsys.readouterr().out)
+    assert main(["roundtable", "replay", str(out)]) == 0
+    shown = capsys.readouterr().out
+    _assert_inert(shown)
+    assert "I agree\\u001b[2J\\u001b]0;pwned\\u0007 with \\u202eexe.txt" in shown
+
+
+def test_21_10_ask_prints_a_hostile_reply_inert_and_json_keeps_its_value(
+    monkeypatch, capsys
+) -> None:
+    from argnb.llm import ScriptedBackend
+    from argnb.terminal import inert
+
+    monkeypatch.setattr(argnb.cli_common, "backend_from_args", lambda a: ScriptedBackend([HOSTILE]))
+    assert main(["ask", "hello"]) == 0
+    shown = capsys.readouterr().out
+    _assert_inert(shown)
+    assert shown.startswith("I agree\\u001b[2J")
+    line = inert(json.dumps({"text": HOSTILE}, ensure_ascii=False))
+    _assert_inert(line)
+    assert json.loads(line) == {"text": HOSTILE}  # --json lines keep their values
