@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
+from argnb.errors import ClassDataError
 
 #: Likert items of the feedback form: column -> the statement a student rates 1..5
 LIKERT: dict[str, str] = {
@@ -52,10 +52,6 @@ OPEN: dict[str, str] = {
 SCALE = {1: "strongly disagree", 2: "disagree", 3: "neutral", 4: "agree", 5: "strongly agree"}
 FEEDBACK_COLUMNS: list[str] = ["student", "session", *LIKERT, *OPEN]
 OPEN_LIMIT = 4000  # characters kept of one open answer
-
-
-class ClassDataError(ArgnbError):
-    """A class data file is missing, empty or malformed."""
 
 
 def csv_files(source: str | Path) -> list[Path]:
