@@ -41,11 +41,17 @@ def safe_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: neutralise(v) for k, v in row.items()}
 
 
+def _text_column(series: Any) -> bool:
+    from pandas.api import types
+
+    return not (types.is_numeric_dtype(series) or types.is_bool_dtype(series))
+
+
 def safe_frame(df: Any, columns: Iterable[str] | None = None) -> Any:
     """A copy of a DataFrame whose text cells are neutralised (all columns, or ``columns``)."""
     out = df.copy()
     for col in columns if columns is not None else out.columns:
-        if out[col].dtype == object:
+        if _text_column(out[col]):
             out[col] = out[col].map(neutralise)
     return out
 
@@ -54,6 +60,6 @@ def restore_frame(df: Any, columns: Iterable[str] | None = None) -> Any:
     """The inverse of :func:`safe_frame` on a frame read back with ``dtype=str``."""
     out = df.copy()
     for col in columns if columns is not None else out.columns:
-        if out[col].dtype == object:
+        if _text_column(out[col]):
             out[col] = out[col].map(restore)
     return out

@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 MODES = ("bwrap", "none")
@@ -248,7 +248,3 @@ def unavailable() -> str | None:
     finally:
         scratch.remove()
     return None
-
-
-def as_dict(limits: Limits) -> dict[str, int]:
-    return asdict(limits)
