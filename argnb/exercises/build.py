@@ -5,9 +5,10 @@
     [SETUP]  the student's code cells (their check cells dropped)  [RESTORE]  check, check, ...
 
 * **SETUP** (before any student code) imports what the checks use and keeps a pristine copy of
-  the machinery a student could rewrite: builtins, the argnb modules' functions, classes and
-  data, IPython's exception and display handling, input and AST transformers, event callbacks,
-  ``sys`` hooks and import machinery.
+  the machinery a student could rewrite: builtins, the argnb modules (functions, classes, data),
+  the functions and classes of every other module loaded (``random.Random``, ...), IPython's
+  exception and display handling, input and AST transformers, event callbacks, ``sys`` hooks
+  and import machinery.
 * **RESTORE** (after every student cell) puts that copy back, drops names that shadow a builtin
   or a check's import, and runs the solution's imports again: a redefined check function, a
   silenced ``showtraceback``, a custom exception handler or an unloaded extension are gone.
@@ -58,10 +59,17 @@ def _argnb_setup(imports):
         for name, mod in list(sys.modules.items())
         if (name == "argnb" or name.startswith("argnb.")) and isinstance(mod, types.ModuleType)
     }
+    code = (types.FunctionType, types.BuiltinFunctionType, type)
+    others = {
+        name: (mod, {k: v for k, v in vars(mod).items() if isinstance(v, code)})
+        for name, mod in list(sys.modules.items())
+        if name not in modules and isinstance(mod, types.ModuleType)
+    }
     vault = types.ModuleType("%(vault)s")
     vault.state = {
         "imports": list(imports),
         "modules": modules,
+        "others": others,
         "builtins": dict(vars(builtins)),
         "classes": [(c, dict(vars(c))) for c in type(shell).__mro__ if c is not object],
         "shell": {k: shell.__dict__[k] for k in (
@@ -135,6 +143,12 @@ def _argnb_restore():
         for k in [k for k in d if k not in attrs]:
             del d[k]
         d.update(attrs)
+    for name, (mod, attrs) in state["others"].items():
+        sys.modules[name] = mod
+        d = vars(mod)
+        for k, v in attrs.items():
+            if d.get(k) is not v:
+                d[k] = v
     for name in [n for n in sys.modules if n == "argnb" or n.startswith("argnb.")]:
         if name not in state["modules"]:
             del sys.modules[name]

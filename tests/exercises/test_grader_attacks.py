@@ -432,3 +432,44 @@ def test_student_text_cannot_be_a_formula_in_grades_csv(batch):
     for r in rows:
         for value in r.values():
             assert not value.startswith(csvsafe.TRIGGERS), value
+
+
+#: one-liners against a real exercise (02_dialectic/ex2_grounded): its checks call a check
+#: function and compare with a reference solver; each trick leaves the answers wrong
+REAL_TRICKS = {
+    "redefine_check": "check_grounded = lambda *a, **k: 'right'",
+    "patch_checks_module": "import argnb.dialectic.checks as c\n"
+    "c.check_grounded = lambda *a, **k: None",
+    "patch_reference": "import argnb.dialectic as d\nd.grounded_extension = lambda a, b: set()",
+    "patch_stdlib": "import random\n"
+    "class R:\n    def __init__(self, seed): pass\n    def randint(self, a, b): return a\n"
+    "    def random(self): return 1.0\n"
+    "random.Random = R",
+    "shadow_builtin": "def set(*a):\n    return grounded_extension(FRAMEWORK_ARGUMENTS, [])",
+    "mutate_data": "FRAMEWORK_DEFEATS.clear()\nFRAMEWORK_ARGUMENTS.clear()",
+}
+
+
+def test_tricks_against_a_real_check_score_nothing(grounded_exercise, tmp_path, bwrap):
+    import nbformat
+
+    folder = grounded_exercise / "02_dialectic"
+    subs = tmp_path / "subs"
+    solution = nbformat.read(folder / "solutions" / "ex2_grounded.ipynb", as_version=4)
+    student = nbformat.read(folder / "student" / "ex2_grounded.ipynb", as_version=4)
+    (subs / "correct").mkdir(parents=True)
+    nbformat.write(solution, subs / "correct" / "ex2_grounded.ipynb")
+    for name, trick in REAL_TRICKS.items():
+        nb = nbformat.read(folder / "student" / "ex2_grounded.ipynb", as_version=4)
+        for cell in nb.cells:  # a wrong function: nothing is ever accepted
+            if cell.source.startswith("def grounded_extension"):
+                cell.source = "def grounded_extension(arguments, defeats):\n    return set()"
+        nb.cells.append(nbformat.v4.new_code_cell(trick))
+        (subs / name).mkdir()
+        nbformat.write(nb, subs / name / "ex2_grounded.ipynb")
+    assert len(student.cells) == len(solution.cells)
+    grades = g.grade(subs, folder, timeout=60, jobs=2)
+    got = {
+        s: sum(r.points for r in grades.rows if r.student == s) for s in ["correct", *REAL_TRICKS]
+    }
+    assert got == {"correct": 5, **{name: 0 for name in REAL_TRICKS}}, grades.rows
