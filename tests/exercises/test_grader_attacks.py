@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import secrets
 import socket
 import subprocess
 import threading
@@ -196,6 +197,17 @@ except Exception as exc:
 report['started'] = len(started)
 """
 
+BIG_FILE = """
+try:
+    with open('big.bin', 'wb') as f:
+        for _ in range(300):
+            f.write(bytes(2**20))
+except OSError as exc:
+    report['stopped'] = type(exc).__name__
+report['size_mb'] = os.path.getsize('big.bin') // 2**20
+os.remove('big.bin')
+"""
+
 SILENCE = {
     # each leaves `add` wrong (hidden test: negative numbers) and tries to make the failure vanish
     "showtraceback": "%unload_ext argnb.exercises\n"
@@ -271,7 +283,7 @@ def batch(tmp_path_factory):
     listener = Listener(Path(str(tmp / "host.sock")))
     subs = tmp / "subs"
     victim_nb = subs / "kernel_victim" / "add.ipynb"
-    marker = "987654"
+    marker = str(900000 + secrets.randbelow(99999))  # this run's own sleeps
     fill = {
         "solution": str(solution),
         "real_solution": str(real_solution / "ex2_grounded.ipynb"),
@@ -293,6 +305,7 @@ def batch(tmp_path_factory):
         "environ": attacker(ENVIRON.format(**fill)),
         "memory": attacker(MEMORY.format(**fill)),
         "processes": attacker(PROCESSES.format(**fill)),
+        "big_file": attacker(BIG_FILE),
         "zz_last": attacker("", honest_add=True),
     }
     for who, cells in cases.items():
@@ -407,6 +420,11 @@ def test_process_count_is_limited_and_nothing_is_left_running(batch):
     got = report(batch, "processes")
     assert got["started"] < 300 and got["stopped"] in ("BlockingIOError", "OSError")
     assert batch["leftovers"] == []
+
+
+def test_file_size_is_limited(batch):
+    got = report(batch, "big_file")
+    assert got["size_mb"] <= 256 and got["stopped"] == "OSError"
 
 
 @pytest.mark.parametrize("name", sorted(SILENCE))
