@@ -213,3 +213,41 @@ def test_the_grader_refuses_to_run_unconfined_by_surprise(toy, tmp_path, monkeyp
     with pytest.raises(g.GradingError, match="not installed") as info:
         g.grade(tmp_path / "subs", toy / "99_toy")
     assert "apt install bubblewrap" in str(info.value)
+
+
+PROBE = """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+def err(rc):
+    return errno.errorcode.get(ctypes.get_errno(), "?") if rc == -1 else "allowed"
+print("uid", os.getuid(), os.getgid(), os.getgroups())
+print("userns", err(libc.unshare(0x10000000)))
+print("mountns", err(libc.unshare(0x00020000)))
+print("tiocsti", err(libc.ioctl(0, 0x5412, ctypes.c_char_p(b"x"))))
+print("ptrace", err(libc.ptrace(0, 0, 0, 0)))
+print("etc", os.path.exists("/etc"), "home", os.path.exists(os.path.expanduser("~")))
+print("env", sorted(k for k in os.environ if "SECRET" in k))
+"""
+
+
+def test_the_sandbox_runs_as_nobody_and_its_seccomp_filter_refuses(bwrap, monkeypatch):
+    """Nested namespaces, TIOCSTI and ptrace answer EPERM (without the filter: allowed/ENOTTY)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("GRADER_SECRET", "x")
+    scratch = sandbox.Scratch.create()
+    try:
+        scratch.hand_over()
+        spec = sandbox.write_spec(scratch, "bwrap", sandbox.Limits(), scratch.box)
+        done = subprocess.run(
+            [*sandbox.jail_command(spec), sys.executable, "-c", PROBE],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    finally:
+        scratch.remove()
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["uid"] == "65534 65534 []", done.stderr
+    for call in ("userns", "mountns", "tiocsti", "ptrace"):
+        assert lines[call] == "EPERM", (call, lines[call])
+    assert lines["etc"] == "False home True" and lines["env"] == "[]"
