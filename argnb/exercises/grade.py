@@ -46,6 +46,8 @@ COLUMNS = ["student", "notebook", "check", "points", "max_points", "passed", "st
 #: seconds a notebook may take beyond its execution limit (kernel start and shutdown)
 GRACE = 60.0
 MESSAGE_LIMIT = 500
+#: times a notebook runs again without a student cell that hung or crashed before the checks
+RETRIES = 2
 
 
 @dataclass
@@ -369,14 +371,35 @@ def grade_one(
         nb, where, notes = graded_notebook(submitted, solution)
     except Exception as exc:  # not JSON, not a notebook: the student's file, not our bug
         return zero("unreadable", f"cannot read {path.name}: {exc}"[:MESSAGE_LIMIT])
-    events, seconds, stderr = run_notebook(
-        nb, exercise, timeout=timeout, level=level, limits=limits
-    )
+    first_check = min(where, default=len(nb.cells))
+    seconds, first_stop = 0.0, ""
+    for attempt in range(RETRIES + 1):
+        events, spent, stderr = run_notebook(
+            nb, exercise, timeout=timeout, level=level, limits=limits
+        )
+        seconds += spent
+        stop = next((e for e in events if e["event"] == "stop"), None)
+        # a student cell (not the grader's, not a check) hung or crashed: the checks never ran.
+        # Skip that cell and run again, so it costs only what depends on it
+        if not stop or not 0 < stop["index"] < first_check - 1 or attempt == RETRIES:
+            break
+        cell = nb.cells[stop["index"]]
+        status = "timeout" if stop["reason"] == "timeout" else "crashed"
+        first_stop = first_stop or status
+        why = f"hit the {timeout:g} s limit" if status == "timeout" else "crashed Python"
+        notes.append(
+            f"the cell starting `{_first_line(cell.source)}` {why}; "
+            "the grader skipped it and ran the notebook again"
+        )
+        cell.source = f"# skipped by the grader: this cell {why}"
     if not events:  # the runner never started a kernel: say why (sandbox, environment)
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "no output")
         return zero("crashed", f"the grader could not run the notebook: {last}"[:MESSAGE_LIMIT])
     rows, status, note = score(student, solution, nb, where, events, timeout)
-    return Outcome(student, solution.name, rows, seconds, status, "; ".join([*notes, note][:3]))
+    if status == "ok" and first_stop:
+        status = first_stop
+    note = "; ".join(n for n in [*notes, note] if n)
+    return Outcome(student, solution.name, rows, seconds, status, note)
 
 
 def grade(
