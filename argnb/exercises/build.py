@@ -164,6 +164,21 @@ del _argnb_restore
 """
 
 
+#: what only code that tampers with the grader needs: a submission using any is flagged for review
+SUSPICIOUS = (
+    "addaudithook", "settrace", "setprofile", "ctypes", "gc.get_objects", "gc.get_referrers",
+    "_argnb", "set_custom_exc", "showtraceback", "input_transformers", "ast_transformers",
+    "events.register", "meta_path", "path_hooks", "excepthook", "displayhook", "unload_ext",
+    "import builtins", "__builtins__", "f_lineno", "f_locals", "__code__", "sys.modules[",
+)  # fmt: skip
+
+
+def suspicious(student: Any) -> list[str]:
+    """The :data:`SUSPICIOUS` names a student's code cells use (none in an honest notebook)."""
+    code = "\n".join(c.get("source", "") for c in student.cells if c.get("cell_type") == "code")
+    return [name for name in SUSPICIOUS if name in code]
+
+
 def _imports(cells: list[Any]) -> list[str]:
     """Top-level import statements of the solution's non-check code cells (what checks use)."""
     out: list[str] = []

@@ -36,7 +36,7 @@ from typing import Any
 
 from argnb.errors import GradingError, MarkerError, MissingDependency
 from argnb.exercises import sandbox
-from argnb.exercises.build import SKIP, graded_notebook, mark_hidden
+from argnb.exercises.build import SKIP, graded_notebook, mark_hidden, suspicious
 from argnb.exercises.markers import Check, checks
 from argnb.exercises.release import student_files
 
@@ -87,6 +87,7 @@ class Outcome:
     seconds: float
     status: str  # ok | timeout | crashed | missing | unreadable
     note: str = ""
+    flags: list[str] = field(default_factory=list)  # see build.SUSPICIOUS
 
 
 @dataclass
@@ -371,6 +372,9 @@ def grade_one(
         nb, where, notes = graded_notebook(submitted, solution)
     except Exception as exc:  # not JSON, not a notebook: the student's file, not our bug
         return zero("unreadable", f"cannot read {path.name}: {exc}"[:MESSAGE_LIMIT])
+    flags = suspicious(submitted)
+    if flags:  # what the sandbox and the restore stop is no reason to trust the rest
+        notes.append("flagged for the instructor to review by hand: uses " + ", ".join(flags))
     first_check = min(where, default=len(nb.cells))
     seconds, first_stop = 0.0, ""
     for attempt in range(RETRIES + 1):
@@ -399,7 +403,7 @@ def grade_one(
     if status == "ok" and first_stop:
         status = first_stop
     note = "; ".join(n for n in [*notes, note] if n)
-    return Outcome(student, solution.name, rows, seconds, status, note)
+    return Outcome(student, solution.name, rows, seconds, status, note, flags)
 
 
 def grade(
@@ -454,6 +458,11 @@ def grade(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         outcomes = list(pool.map(work, tasks))
+    warnings += [
+        f"{o.student}/{o.notebook}: review by hand, it uses {', '.join(o.flags)}"
+        for o in outcomes
+        if o.flags
+    ]
     return Grades(exercise.name, outcomes, time.monotonic() - t0, level, warnings)
 
 

@@ -434,6 +434,15 @@ def test_one_liners_do_not_silence_a_failing_check(batch, name):
     # the data check still counts, unless the trick broke every later cell (a transformer that
     # replaces each cell, the grader's own included: it fails closed)
     assert points(batch, f"silence_{name}") == (0 if name == "transformer" else 1)
+    (outcome,) = [o for o in batch["grades"].outcomes if o.student == f"silence_{name}"]
+    assert outcome.flags and "review by hand" in outcome.note  # and the instructor is told
+
+
+def test_honest_notebooks_are_not_flagged(batch):
+    assert [o.flags for o in batch["grades"].outcomes if o.student in ("correct", "zz_last")] == [
+        [],
+        [],
+    ]
 
 
 def test_the_machine_is_left_clean(batch):
