@@ -128,3 +128,18 @@ class AIFError(MapError):
             "invalid AIF: " + "; ".join(problems[:5]),
             hint="argnb.maps.validate_aif(doc) lists every problem; AIF must be OVA-shaped JSON",
         )
+
+
+# exercises
+
+
+class GradingError(ArgnbError):
+    """The grader cannot start (no such exercise, empty submissions folder, no sandbox here)."""
+
+
+class ClassDataError(ArgnbError):
+    """A class data file is missing, empty or malformed."""
+
+
+class MarkerError(ArgnbError, ValueError):
+    """A solution notebook's markers are inconsistent (the release refuses to write it)."""

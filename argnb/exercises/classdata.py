@@ -16,6 +16,9 @@ values in [0, 1], empty = not rated (``student`` is accepted for ``rater``).
 Likert answers are integers 1 (strongly disagree) to 5 (strongly agree), empty = no answer. The
 columns are :data:`FEEDBACK_COLUMNS`; :func:`feedback_row` builds a valid row and
 :func:`append_feedback` adds it to a CSV (the roundtable module writes its form this way).
+
+Text that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) is
+written with a leading ``'`` and read back without it (:mod:`argnb.csvsafe`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError
+from argnb.csvsafe import restore_frame, safe_row
+from argnb.errors import ClassDataError
 
 #: Likert items of the feedback form: column -> the statement a student rates 1..5
 LIKERT: dict[str, str] = {
@@ -54,10 +58,6 @@ FEEDBACK_COLUMNS: list[str] = ["student", "session", *LIKERT, *OPEN]
 OPEN_LIMIT = 4000  # characters kept of one open answer
 
 
-class ClassDataError(ArgnbError):
-    """A class data file is missing, empty or malformed."""
-
-
 def csv_files(source: str | Path) -> list[Path]:
     """``source`` itself when it is a CSV, else every ``*.csv`` under it (sorted)."""
     p = Path(source)
@@ -80,6 +80,7 @@ def _read(files: list[Path]) -> Any:
             df = pd.read_csv(f, dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise ClassDataError(f"{f}: not a readable CSV ({exc})".splitlines()[0]) from None
+        df = restore_frame(df)  # cells written with a leading ' against spreadsheet formulas
         df.columns = [str(c).strip() for c in df.columns]
         df.insert(0, "file", f.name)
         df["row"] = range(2, len(df) + 2)
@@ -171,7 +172,7 @@ def append_feedback(path: str | Path, row: Mapping[str, Any]) -> Path:
         writer = csv.DictWriter(f, fieldnames=FEEDBACK_COLUMNS)
         if new:
             writer.writeheader()
-        writer.writerow({k: row.get(k, "") for k in FEEDBACK_COLUMNS})
+        writer.writerow(safe_row({k: row.get(k, "") for k in FEEDBACK_COLUMNS}))
     return p
 
 

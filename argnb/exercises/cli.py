@@ -40,7 +40,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     from argnb.exercises import grade as g
-    from argnb.exercises.sandbox import DESCRIPTION
+    from argnb.exercises.sandbox import DESCRIPTION, Limits
 
     exercise = _exercise_root(args.root) / args.exercise
     if not (exercise / "solutions").is_dir():
@@ -61,12 +61,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(
         f"grading {args.exercise} from {args.submissions} (limit {args.timeout:g} s per notebook)"
     )
+    limits = Limits(
+        memory_mb=args.memory_mb,
+        processes=args.processes,
+        file_mb=args.file_mb,
+        cpu_seconds=args.cpu_seconds or max(60, int(args.timeout * 2)),
+    )
     grades = g.grade(
         args.submissions,
         exercise,
         timeout=args.timeout,
         jobs=args.jobs,
         level=args.sandbox,
+        trusted=args.i_understand,
+        limits=limits,
         progress=None if args.quiet else progress,
     )
     feedback = g.write(grades, out, args.feedback)
@@ -128,9 +136,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=positive_int, default=1, help="notebooks graded at once (1)")
     p.add_argument(
         "--sandbox",
-        choices=["bwrap", "unshare", "guard"],
+        choices=["bwrap", "none"],
+        default="bwrap",
+        help="bwrap (default; refuses to grade without bubblewrap) or none (trusted code only)",
+    )
+    p.add_argument(
+        "--i-understand",
+        action="store_true",
+        help="with --sandbox none: run the submissions unconfined, with your permissions",
+    )
+    p.add_argument("--memory-mb", type=positive_int, default=2048, help="address space (2048)")
+    p.add_argument("--processes", type=positive_int, default=256, help="processes+threads (256)")
+    p.add_argument("--file-mb", type=positive_int, default=256, help="largest file written (256)")
+    p.add_argument(
+        "--cpu-seconds",
+        type=positive_int,
         default=None,
-        help="isolation level (default: the strongest that works here)",
+        help="CPU time per process (default: twice --timeout, at least 60)",
     )
     add_run_args(p, out="grades CSV (default grades.csv; feedback pages beside it)")
     p.set_defaults(func=cmd_grade)

@@ -1,23 +1,24 @@
 """Grade a folder of submissions against an exercise's solution notebooks.
 
 ``SUBMISSIONS`` holds one folder per student (``ana/ex1_tie_break.ipynb``) or flat files named
-``NAME__notebook.ipynb`` (``ana__ex1_tie_break.ipynb``). For every submitted notebook:
+``NAME__notebook.ipynb`` (``ana__ex1_tie_break.ipynb``). Every submitted notebook goes through
+four steps, each in its own place:
 
-1. the student's check cells are replaced by the solution's (hidden tests included; a check the
-   student deleted runs at the end), and a socket guard goes first;
-2. the notebook runs in a temporary copy of the exercise folder, in a fresh kernel, in its own
-   sandboxed process (:mod:`.sandbox`, :mod:`.runner`), within ``timeout`` seconds of execution;
-3. a check earns its points when its cell ran without an error. Whatever did not run (a time-out,
-   a crashed kernel) earns nothing, and the other notebooks are graded as usual.
-
-One row per (student, notebook, check) goes to the CSV; each student gets a feedback page.
+1. **build** (:mod:`.build`): the student's cells, then the solution's checks (hidden tests
+   included), each with a secret token, after the kernel's machinery is restored;
+2. **run** (:mod:`.sandbox`, :mod:`.jail`, :mod:`.runner`): a fresh kernel in its own bubblewrap
+   sandbox, within ``timeout`` seconds and the limits, its client outside;
+3. **score** (:func:`score`): a check earns its points when its cell raised nothing and its token
+   came back; whatever did not run (a time-out, a crashed kernel) earns nothing, and the other
+   notebooks are graded as usual;
+4. **feedback** (:func:`write`): one row per (student, notebook, check) in the CSV, neutralised
+   for spreadsheets (:mod:`argnb.csvsafe`), and one escaped feedback page per student.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import copy
 import html
 import json
 import os
@@ -26,7 +27,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,28 +34,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from argnb.errors import ArgnbError, MissingDependency
+from argnb.errors import GradingError, MarkerError, MissingDependency
 from argnb.exercises import sandbox
-from argnb.exercises.markers import (
-    HIDDEN_BEGIN,
-    HIDDEN_END,
-    Check,
-    MarkerError,
-    check_of,
-    checks,
-)
+from argnb.exercises.build import SKIP, graded_notebook, mark_hidden, suspicious
+from argnb.exercises.markers import Check, checks
 from argnb.exercises.release import student_files
+
+__all__ = ["SKIP", "GradingError", "graded_notebook", "mark_hidden"]
 
 COLUMNS = ["student", "notebook", "check", "points", "max_points", "passed", "status", "message"]
 #: seconds a notebook may take beyond its execution limit (kernel start and shutdown)
 GRACE = 60.0
 MESSAGE_LIMIT = 500
-#: cells the notebook itself marks as not for automatic runs (nbval's marker) are not run
-SKIP = "NBVAL_SKIP"
-
-
-class GradingError(ArgnbError):
-    """The grader cannot start (no such exercise, empty submissions folder, bad markers)."""
+#: times a notebook runs again without a student cell that hung or crashed before the checks
+RETRIES = 2
 
 
 @dataclass
@@ -95,6 +87,7 @@ class Outcome:
     seconds: float
     status: str  # ok | timeout | crashed | missing | unreadable
     note: str = ""
+    flags: list[str] = field(default_factory=list)  # see build.SUSPICIOUS
 
 
 @dataclass
@@ -197,123 +190,50 @@ def find_submissions(
     return found, warnings
 
 
-# -- building the notebook that runs -----------------------------------------------------------
+# -- running in the sandbox ----------------------------------------------------------------------
 
 
-def _mark_hidden(source: str) -> str:
-    """Wrap top-level hidden tests so a failure there says it was a hidden test."""
-    out, inside = [], False
-    for line in source.splitlines():
-        if line.strip() == HIDDEN_BEGIN and not line.startswith((" ", "\t")):
-            inside = True
-            out.append("try:")
-        elif line.strip() == HIDDEN_END and inside:
-            inside = False
-            out += [
-                "    pass",
-                "except Exception as _argnb_hidden:",
-                "    raise AssertionError(",
-                "        'hidden test: ' + (str(_argnb_hidden) or type(_argnb_hidden).__name__)",
-                "    ) from None",
-            ]
-        elif inside:
-            out.append("    " + line if line.strip() else line)
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
-def _student_check(cell: Any) -> str | None:
-    try:
-        marked = check_of(cell)
-    except MarkerError:
-        return None
-    return marked[0] if marked else None
-
-
-def graded_notebook(student: Any, solution: Solution) -> tuple[Any, dict[int, Check], list[str]]:
-    """The notebook to run: the student's cells, the solution's checks, a guard first.
-
-    Returns the notebook, ``{cell index: check}`` and notes for the feedback.
-    """
-    import nbformat
-
-    nb = copy.deepcopy(student)
-    wanted = {c.id: c for c in solution.checks}
-    where: dict[int, Check] = {}
-    notes: list[str] = []
-    seen: set[str] = set()
-    for cell in nb.cells:
-        if cell.get("cell_type") == "code":
-            cell.outputs, cell.execution_count = [], None
-    cells = [nbformat.v4.new_code_cell(sandbox.SOCKET_GUARD), *nb.cells]
-    for index, cell in enumerate(cells[1:], start=1):
-        cid = _student_check(cell) if cell.get("cell_type") == "code" else None
-        if cid is None and cell.get("cell_type") == "code" and SKIP in cell.source:
-            cell.source = f"# {SKIP}: not run while grading"
-        if cid in wanted:
-            cell.source = _mark_hidden(wanted[cid].source)
-            if cid not in seen:
-                where[index] = wanted[cid]
-                seen.add(cid)
-    for c in solution.checks:
-        if c.id not in seen:
-            notes.append(f"check {c.id!r} was missing from your notebook; it ran at the end")
-            where[len(cells)] = c
-            cells.append(nbformat.v4.new_code_cell(_mark_hidden(c.source)))
-    nb.cells = cells
-    return nb, where, notes
-
-
-# -- running -----------------------------------------------------------------------------------
-
-
-def _kill(proc: subprocess.Popen, kernel_pid: int | None) -> None:
-    for pid in (proc.pid, kernel_pid):
-        if not pid:
-            continue
-        try:
-            if sys.platform == "win32":
-                os.kill(pid, signal.SIGTERM)
-            else:
-                os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=10)
 
 
 def run_notebook(
-    nb: Any, exercise: Path, *, timeout: float, level: str, name: str = "submission.ipynb"
+    nb: Any,
+    exercise: Path,
+    *,
+    timeout: float,
+    level: str,
+    limits: sandbox.Limits | None = None,
 ) -> tuple[list[dict], float, str]:
-    """Run ``nb`` in a temporary copy of ``exercise``; the runner's events, seconds, stderr tail."""
+    """Run ``nb`` with its kernel in a fresh sandbox; the runner's events, seconds, stderr tail.
+
+    The scratch folder (see :mod:`.sandbox`) is removed afterwards, whatever happened.
+    """
     import nbformat
 
-    work = Path(tempfile.mkdtemp(prefix="argnb-grade-")).resolve()
+    scratch = sandbox.Scratch.create()
     try:
-        copy_to = work / exercise.name
+        copy_to = scratch.box / exercise.name
         for rel in student_files(exercise):
             (copy_to / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(exercise / rel, copy_to / rel)
-        target = copy_to / "student" / name  # where the student's copy sat
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, target)
-        log = work / "events.jsonl"
-        cmd = [
-            sys.executable,
-            "-m",
-            "argnb.exercises.runner",
-            str(target),
-            str(log),
-            "--timeout",
-            str(timeout),
-        ]
+        cwd = copy_to / "student"  # where the student's copy sat
+        cwd.mkdir(parents=True, exist_ok=True)
+        spec = sandbox.write_spec(scratch, level, limits or sandbox.Limits(), cwd)
+        scratch.hand_over()
+        notebook = scratch.private / "graded.ipynb"
+        nbformat.write(nb, notebook)
+        log = scratch.private / "events.jsonl"
+        cmd = [sys.executable, "-m", "argnb.exercises.runner", str(notebook), str(log), str(spec),
+               str(scratch.box), "--timeout", str(timeout)]  # fmt: skip
         t0 = time.monotonic()
-        with (work / "stderr.txt").open("wb") as err:
+        with (scratch.private / "stderr.txt").open("wb") as err:
             proc = subprocess.Popen(
-                sandbox.wrap(cmd, work, level),
-                cwd=target.parent,
-                env=sandbox.clean_env(work),
+                cmd,
+                cwd=scratch.private,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=err,
@@ -322,18 +242,17 @@ def run_notebook(
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=timeout + GRACE)
             events = _events(log)
-            if proc.poll() is None:
-                pid = next((e.get("kernel_pid") for e in events if e["event"] == "start"), None)
-                _kill(proc, pid if level == "guard" else None)
+            if proc.poll() is None:  # the kernel dies with the runner (--die-with-parent)
+                _kill_group(proc)
                 events = _events(log)
                 if not any(e["event"] in ("stop", "end") for e in events):
                     last = max((e["index"] for e in events if e["event"] == "cell"), default=0)
                     events.append({"event": "stop", "index": last + 1, "reason": "timeout"})
         seconds = time.monotonic() - t0
-        tail = (work / "stderr.txt").read_text(encoding="utf-8", errors="replace")[-2000:]
-        return events, seconds, tail
+        tail = (scratch.private / "stderr.txt").read_text(encoding="utf-8", errors="replace")
+        return events, seconds, tail[-2000:]
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        scratch.remove()
 
 
 def _events(log: Path) -> list[dict]:
@@ -398,22 +317,24 @@ def score(
     """Rows for one run, its status and a note."""
     cells = {e["index"]: e for e in events if e["event"] == "cell"}
     stop = next((e for e in events if e["event"] == "stop"), None)
-    guard = cells.get(0)
+    setup = cells.get(0)
     rows = []
     for index, check in sorted(where.items()):
         row = Row(student, solution.name, check.id, 0.0, check.points, False, "failed")
         ev = cells.get(index)
-        if ev is None and guard is not None and guard["status"] == "error":
-            row.status, row.message = "crashed", f"the grader's setup failed: {guard['evalue']}"
+        if ev is None and setup is not None and setup["status"] == "error":
+            row.status, row.message = "crashed", f"the grader's setup failed: {setup['evalue']}"
         elif ev is None:
             at = nb.cells[stop["index"]] if stop and stop["index"] < len(nb.cells) else None
             reason = stop["reason"] if stop else "no result"
             row.status, row.message = _why(
                 reason, timeout, at, where.get(stop["index"] if stop else -1)
             )
-        elif ev["status"] == "ok":
+        elif ev["status"] == "ok" and ev.get("proof"):
             row.points, row.passed, row.status = check.points, True, "passed"
             row.message = _plain(ev.get("text", ""))
+        elif ev["status"] == "ok":  # no error shown, but the check never reached its end
+            row.message = "the check did not finish (its result never came back to the grader)"
         else:
             row.message = f"{ev.get('ename', 'Error')}: {ev.get('evalue', '')}".strip()
         row.message = row.message[:MESSAGE_LIMIT]
@@ -426,7 +347,13 @@ def score(
 
 
 def grade_one(
-    student: str, path: Path | None, solution: Solution, exercise: Path, timeout: float, level: str
+    student: str,
+    path: Path | None,
+    solution: Solution,
+    exercise: Path,
+    timeout: float,
+    level: str,
+    limits: sandbox.Limits | None = None,
 ) -> Outcome:
     """Grade one submitted notebook (``path`` None: not submitted)."""
     import nbformat
@@ -445,14 +372,38 @@ def grade_one(
         nb, where, notes = graded_notebook(submitted, solution)
     except Exception as exc:  # not JSON, not a notebook: the student's file, not our bug
         return zero("unreadable", f"cannot read {path.name}: {exc}"[:MESSAGE_LIMIT])
-    events, seconds, stderr = run_notebook(
-        nb, exercise, timeout=timeout, level=level, name=solution.name
-    )
+    flags = suspicious(submitted)
+    if flags:  # what the sandbox and the restore stop is no reason to trust the rest
+        notes.append("flagged for the instructor to review by hand: uses " + ", ".join(flags))
+    first_check = min(where, default=len(nb.cells))
+    seconds, first_stop = 0.0, ""
+    for attempt in range(RETRIES + 1):
+        events, spent, stderr = run_notebook(
+            nb, exercise, timeout=timeout, level=level, limits=limits
+        )
+        seconds += spent
+        stop = next((e for e in events if e["event"] == "stop"), None)
+        # a student cell (not the grader's, not a check) hung or crashed: the checks never ran.
+        # Skip that cell and run again, so it costs only what depends on it
+        if not stop or not 0 < stop["index"] < first_check - 1 or attempt == RETRIES:
+            break
+        cell = nb.cells[stop["index"]]
+        status = "timeout" if stop["reason"] == "timeout" else "crashed"
+        first_stop = first_stop or status
+        why = f"hit the {timeout:g} s limit" if status == "timeout" else "crashed Python"
+        notes.append(
+            f"the cell starting `{_first_line(cell.source)}` {why}; "
+            "the grader skipped it and ran the notebook again"
+        )
+        cell.source = f"# skipped by the grader: this cell {why}"
     if not events:  # the runner never started a kernel: say why (sandbox, environment)
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "no output")
         return zero("crashed", f"the grader could not run the notebook: {last}"[:MESSAGE_LIMIT])
     rows, status, note = score(student, solution, nb, where, events, timeout)
-    return Outcome(student, solution.name, rows, seconds, status, "; ".join([*notes, note][:3]))
+    if status == "ok" and first_stop:
+        status = first_stop
+    note = "; ".join(n for n in [*notes, note] if n)
+    return Outcome(student, solution.name, rows, seconds, status, note, flags)
 
 
 def grade(
@@ -461,11 +412,29 @@ def grade(
     *,
     timeout: float = 120.0,
     jobs: int = 1,
-    level: str | None = None,
+    level: str = "bwrap",
+    trusted: bool = False,
+    limits: sandbox.Limits | None = None,
     progress: Callable[[Outcome], None] | None = None,
 ) -> Grades:
-    """Grade every submission; ``level`` forces a sandbox level (default: the strongest here)."""
+    """Grade every submission, each in its own sandbox (``level`` ``"bwrap"``).
+
+    ``level="none"`` (no sandbox) needs ``trusted=True``; without a working bubblewrap the
+    grader refuses instead of running student code unconfined.
+    """
     import importlib.util
+
+    if level not in sandbox.MODES:
+        raise GradingError(f"unknown sandbox {level!r}", hint="use --sandbox bwrap (or none)")
+    if level == "none" and not trusted:
+        raise GradingError(
+            "--sandbox none runs student code with your permissions, files and network",
+            hint="add --i-understand if you trust every submission, else install bubblewrap",
+        )
+    if level == "bwrap":
+        why = sandbox.unavailable()
+        if why:
+            raise GradingError(f"cannot grade safely: {why}", hint=sandbox.INSTALL_HINT)
 
     if importlib.util.find_spec("nbclient") is None:
         raise MissingDependency(
@@ -475,7 +444,6 @@ def grade(
     t0 = time.monotonic()
     solutions = load_solutions(exercise)
     found, warnings = find_submissions(submissions, solutions)
-    level = level or sandbox.available()
     tasks = [
         (student, found[student].get(name), sol)
         for student in sorted(found)
@@ -483,13 +451,18 @@ def grade(
     ]
 
     def work(task: tuple[str, Path | None, Solution]) -> Outcome:
-        outcome = grade_one(*task, exercise, timeout, level)
+        outcome = grade_one(*task, exercise, timeout, level, limits)
         if progress:
             progress(outcome)
         return outcome
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         outcomes = list(pool.map(work, tasks))
+    warnings += [
+        f"{o.student}/{o.notebook}: review by hand, it uses {', '.join(o.flags)}"
+        for o in outcomes
+        if o.flags
+    ]
     return Grades(exercise.name, outcomes, time.monotonic() - t0, level, warnings)
 
 
@@ -553,8 +526,10 @@ def feedback_html(student: str, outcomes: list[Outcome], exercise: str) -> str:
 
 def write(grades: Grades, out: Path, feedback_dir: Path | None = None) -> Path:
     """Write the grades CSV and one feedback page per student; return the feedback folder."""
+    from argnb.csvsafe import safe_frame
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    grades.frame().to_csv(out, index=False)
+    safe_frame(grades.frame()).to_csv(out, index=False)
     folder = feedback_dir or out.with_name(out.stem + "_feedback")
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[Outcome]] = {}

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from argnb.errors import MarkerError
+
 CODE_BEGIN, CODE_END = "### BEGIN SOLUTION", "### END SOLUTION"
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 MD_SOLUTION = re.compile(r"<!--\s*BEGIN SOLUTION\s*-->.*?<!--\s*END SOLUTION\s*-->", re.DOTALL)
@@ -31,10 +33,6 @@ CHECK_LINE = re.compile(
 #: what a malformed check line looks like, so a typo is an error instead of a silent 0-point cell
 _CHECK_ANY = re.compile(r"^\s*###\s*CHECK\b.*$", re.MULTILINE)
 STUB = 'raise NotImplementedError("your code here")'
-
-
-class MarkerError(ValueError):
-    """A solution notebook's markers are inconsistent (the release refuses to write it)."""
 
 
 @dataclass(frozen=True)

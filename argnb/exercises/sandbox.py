@@ -1,132 +1,171 @@
-"""Keep a graded notebook from reaching the network, the instructor's secrets or their files.
+"""Where a graded notebook runs: one bubblewrap sandbox per submission, nothing shared.
 
-Student code is untrusted. Every notebook runs in its own process tree, in a temporary copy of the
-exercise folder, with a scrubbed environment (no proxies, API keys or tokens; ``HOME`` and the
-caches inside the copy). On top of that, the strongest isolation this machine offers:
+The isolation is configuration, decided here and nowhere else (the threat model is in
+``docs/classroom.md``). For every submitted notebook the grader makes a scratch folder with
 
-* ``bwrap`` (bubblewrap, Linux): the whole filesystem read-only except the copy, no network,
-  its own process namespace;
-* ``unshare`` (util-linux, Linux with unprivileged user namespaces): no network, its own process
-  namespace (killing the grader's child kills the kernel too);
-* otherwise (macOS, Windows, locked-down Linux) only a socket guard inside the kernel: Python code
-  cannot open a connection or resolve a name beyond this machine.
+* ``box/`` — a copy of the exercise's student files (notebooks and data, never ``solutions/``),
+  the kernel's connection file and sockets, ``HOME``: the one writable place the kernel sees;
+* ``private/`` — the graded notebook with its hidden checks, the event log, the seccomp program
+  and the sandbox spec: only the grader reads it, it is never mounted;
+* ``stage/`` — mount points used when the grader runs as root (see :mod:`.jail`).
 
-The kernel talks to its client over Unix sockets (ZeroMQ ``ipc``), so a namespace without any
-network still works. The level used is printed with the grading summary.
+The kernel then runs (:mod:`.jail`) under ``bwrap`` with new user, PID, IPC, network, UTS and
+cgroup namespaces, as user 65534 (also on the host when the grader is root), a private ``/tmp``,
+only ``/usr``, the Python environment and the argnb package mounted read-only (never the project
+tree, the submissions, the instructor's home, ``/etc``, ``/run`` or the host's ``/tmp``), an
+environment built from nothing, a seccomp filter (:mod:`.seccomp`), ``--die-with-parent``,
+``--new-session``, and limits on memory, processes, file size and CPU time. Its client (the
+runner) stays outside and talks to it over Unix sockets in ``box/``.
+
+Without bubblewrap the grader refuses, unless the instructor asks for ``none`` for trusted
+submissions (a clean environment and the limits, no isolation).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-#: environment variables a kernel may inherit; everything else (keys, proxies, tokens) stays out
-KEEP_ENV = (
-    "PATH",
-    "PYTHONPATH",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-    "SYSTEMROOT",
-    "COMSPEC",
-    "PATHEXT",
-    "WINDIR",
-    "ARGNB_GGUF",
-    "ARGNB_THREADS",
+MODES = ("bwrap", "none")
+#: the sandbox user inside, and on the host when the grader is root (``nobody``)
+SANDBOX_UID = 65534
+#: where the embedded model file appears in the sandbox (no path of the instructor's leaks in)
+MODEL_PATH = "/opt/argnb/model.gguf"
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), "
+    "or pass --sandbox none --i-understand for submissions you trust"
 )
 
-#: runs in the kernel before the student's first cell
-SOCKET_GUARD = """\
-def _argnb_no_network():
-    import ipaddress
-    import socket
-
-    def local(host):
-        if host in (None, "", "localhost"):
-            return True
-        try:
-            return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
-        except ValueError:
-            return False
-
-    def refuse(what):
-        raise PermissionError(f"no network while grading ({what})")
-
-    for name in ("connect", "connect_ex"):
-        original = getattr(socket.socket, name)
-
-        def guarded(self, address, _original=original, _name=name):
-            if self.family in (socket.AF_INET, socket.AF_INET6) and not local(address[0]):
-                refuse(f"{_name} to {address[0]}")
-            return _original(self, address)
-
-        setattr(socket.socket, name, guarded)
-    original_sendto = socket.socket.sendto
-
-    def sendto(self, data, *args):
-        address = args[-1]
-        if self.family in (socket.AF_INET, socket.AF_INET6) and not local(address[0]):
-            refuse(f"sendto {address[0]}")
-        return original_sendto(self, data, *args)
-
-    socket.socket.sendto = sendto
-    for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex"):
-        original = getattr(socket, name)
-
-        def resolve(host, *args, _original=original, **kwargs):
-            if not local(host) and not _is_ip(host):
-                refuse(f"resolving {host}")
-            return _original(host, *args, **kwargs)
-
-        setattr(socket, name, resolve)
-
-    def _is_ip(host):
-        try:
-            ipaddress.ip_address(str(host))
-            return True
-        except ValueError:
-            return False
+DESCRIPTION = {
+    "bwrap": "bubblewrap: own namespaces, user 65534, only Python and the copy mounted, seccomp, "
+    "limits",
+    "none": "NO SANDBOX (--sandbox none): trusted submissions only; clean environment and limits",
+}
 
 
-_argnb_no_network()
-del _argnb_no_network
-"""
+@dataclass(frozen=True)
+class Limits:
+    """What one notebook's kernel may use; over a limit it dies and loses only its own checks."""
+
+    memory_mb: int = 2048  # address space per process
+    processes: int = 256  # processes and threads of the sandbox user, per sandbox
+    file_mb: int = 256  # largest file it may write
+    cpu_seconds: int = 600  # CPU time per process
+
+    def rlimits(self) -> dict[str, int]:
+        return {
+            "AS": self.memory_mb * 2**20,
+            "NPROC": self.processes,
+            "FSIZE": self.file_mb * 2**20,
+            "CPU": self.cpu_seconds,
+        }
 
 
-def clean_env(workdir: Path) -> dict[str, str]:
-    """The environment of a graded kernel: a short allow-list, with home and caches in ``workdir``."""
-    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
-    home = workdir / ".home"
-    for sub in ("", ".ipython", ".runtime", "tmp", "cache"):
+@dataclass
+class Scratch:
+    """The folders of one submission's run (see the module docstring)."""
+
+    root: Path
+    box: Path
+    private: Path
+    stage: Path
+
+    @classmethod
+    def create(cls) -> Scratch:
+        root = Path(tempfile.mkdtemp(prefix="argnb-grade-")).resolve()
+        os.chmod(root, 0o711)  # the sandbox user may pass through, never list
+        box, private, stage = root / "box", root / "private", root / "stage"
+        box.mkdir()
+        private.mkdir(mode=0o700)
+        stage.mkdir()
+        os.chmod(stage, 0o711)
+        return cls(root, box, private, stage)
+
+    def hand_over(self) -> None:
+        """Give ``box`` to the sandbox user (when the grader is root)."""
+        if _is_root():
+            for path in [self.box, *self.box.rglob("*")]:
+                os.lchown(path, SANDBOX_UID, SANDBOX_UID)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _package_dir() -> Path:
+    import argnb
+
+    return Path(argnb.__file__).resolve().parent
+
+
+def read_only_mounts() -> list[Path]:
+    """What the kernel needs to start: the Python installation, the environment, the package."""
+    found: list[Path] = []
+    for p in (sys.base_prefix, sys.prefix, _package_dir()):
+        path = Path(p).resolve()
+        if path == Path("/") or any(path == f or f in path.parents for f in found):
+            continue
+        if path.parts[1:2] == ("usr",):
+            continue  # /usr is mounted whole
+        found.append(path)
+    return found
+
+
+def _symlinks() -> list[list[str]]:
+    """``/bin``, ``/lib``, ... as on the host: symlinks into ``/usr`` (merged /usr) or mounts."""
+    out = []
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            out.append([os.readlink(p), str(p)])
+    return out
+
+
+def _real_dirs() -> list[Path]:
+    return [
+        Path("/") / n
+        for n in ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+        if (Path("/") / n).is_dir() and not (Path("/") / n).is_symlink()
+    ]
+
+
+def kernel_env(box: Path, model: str | None) -> dict[str, str]:
+    """The kernel's whole environment, built from nothing (no variable of the grader's)."""
+    home = box / ".home"
+    for sub in ("", ".ipython", "cache"):
         (home / sub).mkdir(parents=True, exist_ok=True)
-    env.update(
-        HOME=str(home),
-        USERPROFILE=str(home),
-        TMPDIR=str(home / "tmp"),
-        TEMP=str(home / "tmp"),
-        TMP=str(home / "tmp"),
-        IPYTHONDIR=str(home / ".ipython"),
-        JUPYTER_RUNTIME_DIR=str(home / ".runtime"),
-        JUPYTER_PLATFORM_DIRS="1",
-        ARGNB_CACHE_DIR=str(home / "cache"),
-        ARGNB_CONFIG=str(home / "config.toml"),
-        ARGNB_GRADING="1",
-        MPLBACKEND="agg",
-        PYDEVD_DISABLE_FILE_VALIDATION="1",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    if "ARGNB_GGUF" not in env:
-        gguf = _embedded_model()
-        if gguf:
-            env["ARGNB_GGUF"] = gguf  # found via the instructor's home; the kernel has another
+    env = {
+        "PATH": f"{Path(sys.prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "IPYTHONDIR": str(home / ".ipython"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "ARGNB_CACHE_DIR": str(home / "cache"),
+        "ARGNB_CONFIG": str(home / "config.toml"),
+        "ARGNB_GRADING": "1",
+        "MPLBACKEND": "agg",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    if model:
+        env["ARGNB_GGUF"] = model
     return env
 
 
@@ -137,71 +176,75 @@ def _embedded_model() -> str | None:
         found = embedded_gguf()
     except Exception:
         return None
-    return str(found) if found else None
+    return str(found) if found and Path(found).is_file() else None
 
 
-def _works(cmd: list[str]) -> bool:
-    try:
-        return (
-            subprocess.run(
-                cmd, capture_output=True, timeout=20, check=False, stdin=subprocess.DEVNULL
-            ).returncode
-            == 0
+def write_spec(scratch: Scratch, mode: str, limits: Limits, chdir: Path) -> Path:
+    """The jail's instructions for this submission, in ``private/`` (see :mod:`.jail`)."""
+    from argnb.exercises import seccomp
+
+    model = _embedded_model()
+    inside_model = MODEL_PATH if mode == "bwrap" else model
+    env = kernel_env(scratch.box, inside_model if model else None)
+    spec: dict = {
+        "mode": mode,
+        "python": sys.executable,
+        "env": env,
+        "chdir": str(chdir),
+        "limits": limits.rlimits(),
+    }
+    if mode == "bwrap":
+        binds = [["/usr", "/usr", "ro"]]
+        binds += [[str(p), str(p), "ro"] for p in _real_dirs()]
+        binds += [[str(p), str(p), "ro"] for p in read_only_mounts()]
+        if model:
+            binds.append([model, MODEL_PATH, "ro"])
+        binds.append([str(scratch.box), str(scratch.box), "rw"])
+        spec.update(
+            bwrap=shutil.which("bwrap") or "bwrap",
+            binds=binds,
+            symlinks=_symlinks(),
+            inner_uid=SANDBOX_UID,
+            seccomp=str(seccomp.write_filter(scratch.private / "seccomp.bpf")),
+            stage=str(scratch.stage) if _is_root() else None,
+            host_uid=SANDBOX_UID if _is_root() else None,
         )
-    except (OSError, subprocess.SubprocessError):
-        return False
+    path = scratch.private / "sandbox.json"
+    path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    return path
 
 
-def _bwrap(workdir: str) -> list[str]:
-    return [
-        "bwrap",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--tmpfs", "/dev/shm",
-        "--bind", workdir, workdir,
-        "--unshare-net",
-        "--unshare-pid",
-        "--die-with-parent",
-        "--new-session",
-        "--chdir", workdir,
-    ]  # fmt: skip
-
-
-UNSHARE = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child"]
+def jail_command(spec: Path) -> list[str]:
+    """What the runner starts in place of ``python -m ipykernel_launcher ...``."""
+    return [sys.executable, "-m", "argnb.exercises.jail", str(spec), "--"]
 
 
 @functools.lru_cache(maxsize=1)
-def available() -> str:
-    """The strongest isolation that works here: ``"bwrap"``, ``"unshare"`` or ``"guard"``.
+def unavailable() -> str | None:
+    """``None`` when a bubblewrap sandbox works here, else the reason, in one line."""
+    from argnb.exercises import seccomp
 
-    ``ARGNB_SANDBOX`` forces a level (e.g. ``guard`` where namespaces misbehave).
-    """
-    forced = os.environ.get("ARGNB_SANDBOX")
-    if forced in ("bwrap", "unshare", "guard"):
-        return forced
     if not sys.platform.startswith("linux"):
-        return "guard"
-    probe = str(Path.cwd())
-    if shutil.which("bwrap") and _works([*_bwrap(probe), sys.executable, "-c", "pass"]):
-        return "bwrap"
-    if shutil.which("unshare") and _works([*UNSHARE, sys.executable, "-c", "pass"]):
-        return "unshare"
-    return "guard"
-
-
-DESCRIPTION = {
-    "bwrap": "bubblewrap: read-only filesystem except the notebook's copy, no network",
-    "unshare": "Linux namespaces: no network, own process tree (files: a temporary copy)",
-    "guard": "socket guard inside the kernel (files: a temporary copy; no OS-level sandbox here)",
-}
-
-
-def wrap(cmd: list[str], workdir: Path, level: str | None = None) -> list[str]:
-    """``cmd`` prefixed by the sandbox ``level`` (default: :func:`available`)."""
-    level = level or available()
-    if level == "bwrap":
-        return [*_bwrap(str(workdir)), *cmd]
-    if level == "unshare":
-        return [*UNSHARE, *cmd]
-    return list(cmd)
+        return "bubblewrap sandboxes need Linux"
+    if not shutil.which("bwrap"):
+        return "bubblewrap (bwrap) is not installed"
+    why = seccomp.available()
+    if why:
+        return f"no seccomp filter can be built: {why}"
+    scratch = Scratch.create()
+    try:
+        scratch.hand_over()
+        spec = write_spec(scratch, "bwrap", Limits(), scratch.box)
+        cmd = [*jail_command(spec), sys.executable, "-c", "pass"]
+        try:
+            done = subprocess.run(
+                cmd, capture_output=True, timeout=60, check=False, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"bubblewrap does not start here: {exc}"
+        if done.returncode != 0:
+            last = (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+            return f"bubblewrap does not start here: {last}"
+    finally:
+        scratch.remove()
+    return None

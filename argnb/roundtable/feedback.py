@@ -5,7 +5,8 @@ class.
 The CSV is the class-data format every argnb feedback form writes: ``student``, ``session``,
 then the nine ratings (1 = strongly disagree ... 5 = strongly agree, empty when skipped), then
 the six answers. Rows are appended under a file lock, so a class writing to one shared file
-loses nothing; a file with other columns is refused rather than mixed.
+loses nothing; a file with other columns is refused rather than mixed. Text a spreadsheet would
+run as a formula gets a leading ``'`` (:mod:`argnb.csvsafe`); :func:`read_feedback` removes it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from argnb.csvsafe import restore_frame, safe_row
 from argnb.errors import ArgnbError
 from argnb.views import esc
 
@@ -90,7 +92,7 @@ def save_feedback(path: str | Path, row: Mapping[str, Any]) -> Path:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             if new:
                 w.writeheader()
-            w.writerow({k: row.get(k, "") for k in COLUMNS})
+            w.writerow(safe_row({k: row.get(k, "") for k in COLUMNS}))
     return p
 
 
@@ -99,6 +101,7 @@ def read_feedback(path: str | Path):
     import pandas as pd
 
     df = pd.read_csv(path, dtype={"student": str, "session": str}, keep_default_na=False)
+    df = restore_frame(df, ["student", "session", *(k for k, _ in OPEN)])
     for k, _ in LIKERT:
         df[k] = pd.to_numeric(df[k], errors="coerce").astype("Int64")
     return df

@@ -28,6 +28,17 @@ def write_nb(path: Path, sources: list[str]) -> Path:
 
 
 @pytest.fixture
+def bwrap() -> str:
+    """Skip unless a bubblewrap sandbox works here (CI installs bubblewrap)."""
+    from argnb.exercises.sandbox import unavailable
+
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    return "bwrap"
+
+
+@pytest.fixture
 def toy(tmp_path: Path) -> Path:
     """An exercises root with one tiny exercise ``99_toy`` (a function, a data file, two checks)."""
     from argnb.exercises.release import release
