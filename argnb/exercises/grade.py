@@ -51,6 +51,7 @@ __all__ = [
     "grade",
     "graded_notebook",
     "mark_hidden",
+    "require_sandbox",
     "run_notebook",
     "safe_name",
     "score",
@@ -182,6 +183,22 @@ def grade_one(
     return Outcome(student, solution.name, rows, seconds, status, note, flags)
 
 
+def require_sandbox(level: str, trusted: bool = False) -> None:
+    """Refuse (``GradingError``) unless ``level`` can run here: ``bwrap`` working, or ``none``
+    with ``trusted`` (the instructor's explicit ``--i-understand``)."""
+    if level not in sandbox.MODES:
+        raise GradingError(f"unknown sandbox {level!r}", hint="use --sandbox bwrap (or none)")
+    if level == "none" and not trusted:
+        raise GradingError(
+            "--sandbox none runs student code with your permissions, files and network",
+            hint="add --i-understand if you trust every submission, else install bubblewrap",
+        )
+    if level == "bwrap":
+        why = sandbox.unavailable()
+        if why:
+            raise GradingError(f"cannot grade safely: {why}", hint=sandbox.INSTALL_HINT)
+
+
 def grade(
     submissions: Path,
     exercise: Path,
@@ -200,17 +217,7 @@ def grade(
     """
     import importlib.util
 
-    if level not in sandbox.MODES:
-        raise GradingError(f"unknown sandbox {level!r}", hint="use --sandbox bwrap (or none)")
-    if level == "none" and not trusted:
-        raise GradingError(
-            "--sandbox none runs student code with your permissions, files and network",
-            hint="add --i-understand if you trust every submission, else install bubblewrap",
-        )
-    if level == "bwrap":
-        why = sandbox.unavailable()
-        if why:
-            raise GradingError(f"cannot grade safely: {why}", hint=sandbox.INSTALL_HINT)
+    require_sandbox(level, trusted)
 
     if importlib.util.find_spec("nbclient") is None:
         raise MissingDependency(
