@@ -58,6 +58,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from argnb.cli_common import output_path, print_json
 
     out = output_path(args.out or "grades.csv")
+    g.require_sandbox(args.sandbox, args.i_understand)  # before anything is printed
     print(
         f"grading {args.exercise} from {args.submissions} (limit {args.timeout:g} s per notebook)"
     )

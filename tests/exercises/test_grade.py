@@ -255,3 +255,13 @@ def test_the_sandbox_runs_as_nobody_and_its_seccomp_filter_refuses(bwrap, monkey
     for call in ("userns", "mountns", "tiocsti", "ptrace"):
         assert lines[call] == "EPERM", (call, lines[call])
     assert lines["etc"] == "False home True" and lines["env"] == "[]"
+
+
+def test_cli_refuses_an_unconfined_run_without_the_explicit_flag(toy, tmp_path, capsys):
+    write_nb(tmp_path / "subs" / "ana" / "add.ipynb", ["1"])
+    args = ["grade", str(tmp_path / "subs"), "--exercise", "99_toy", "--root", str(toy),
+            "--out", str(tmp_path / "g.csv"), "--sandbox", "none"]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr()
+    assert "--i-understand" in err.err and "grading" not in err.out
+    assert not (tmp_path / "g.csv").exists()

@@ -500,3 +500,24 @@ def test_tricks_against_a_real_check_score_nothing(grounded_exercise, tmp_path, 
         s: sum(r.points for r in grades.rows if r.student == s) for s in ["correct", *REAL_TRICKS]
     }
     assert got == {"correct": 5, **{name: 0 for name in REAL_TRICKS}}, grades.rows
+
+
+def test_cpu_time_is_limited_and_the_rest_still_counts(tmp_path, bwrap):
+    """A cell that burns CPU dies at the limit (SIGXCPU); the grader skips it and runs again."""
+    from argnb.exercises.release import release
+    from argnb.exercises.sandbox import Limits
+    from tests.exercises.conftest import TOY_SOLUTION, toy_student
+
+    root = tmp_path / "exercises"
+    write_nb(root / "99_toy" / "solutions" / "add.ipynb", TOY_SOLUTION)
+    (root / "99_toy" / "data").mkdir()
+    (root / "99_toy" / "data" / "x.txt").write_text("ok")
+    release(root)
+    spin = "import time\nt0 = time.time()\nwhile time.time() - t0 < 60:\n    pass"
+    write_nb(tmp_path / "subs" / "spinner" / "add.ipynb", toy_student("return a + b", before=spin))
+    limits = Limits(cpu_seconds=4)
+    grades = g.grade(tmp_path / "subs", root / "99_toy", timeout=50, limits=limits)
+    (outcome,) = grades.outcomes
+    assert outcome.status == "crashed" and "crashed Python" in outcome.note, outcome
+    assert sum(r.points for r in outcome.rows) == 3
+    assert outcome.seconds < 40  # the limit, not the 50 s time-out, stopped the cell

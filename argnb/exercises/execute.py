@@ -1,0 +1,95 @@
+"""Run one graded notebook in a fresh sandbox (:mod:`.sandbox`) through the runner
+(:mod:`.runner`), and read back what it logged; the scratch folder never outlives the run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from argnb.exercises import sandbox
+from argnb.exercises.release import student_files
+
+#: seconds a notebook may take beyond its execution limit (kernel start and shutdown)
+GRACE = 60.0
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+
+
+def run_notebook(
+    nb: Any,
+    exercise: Path,
+    *,
+    timeout: float,
+    level: str,
+    limits: sandbox.Limits | None = None,
+) -> tuple[list[dict], float, str]:
+    """Run ``nb`` with its kernel in a fresh sandbox; the runner's events, seconds, stderr tail.
+
+    The scratch folder (see :mod:`.sandbox`) is removed afterwards, whatever happened.
+    """
+    import nbformat
+
+    scratch = sandbox.Scratch.create()
+    try:
+        copy_to = scratch.box / exercise.name
+        for rel in student_files(exercise):
+            (copy_to / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(exercise / rel, copy_to / rel)
+        cwd = copy_to / "student"  # where the student's copy sat
+        cwd.mkdir(parents=True, exist_ok=True)
+        spec = sandbox.write_spec(scratch, level, limits or sandbox.Limits(), cwd)
+        scratch.hand_over()
+        notebook = scratch.private / "graded.ipynb"
+        nbformat.write(nb, notebook)
+        log = scratch.private / "events.jsonl"
+        cmd = [sys.executable, "-m", "argnb.exercises.runner", str(notebook), str(log), str(spec),
+               str(scratch.box), "--timeout", str(timeout)]  # fmt: skip
+        t0 = time.monotonic()
+        with (scratch.private / "stderr.txt").open("wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=scratch.private,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=True,
+            )
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=timeout + GRACE)
+            events = _events(log)
+            if proc.poll() is None:  # the kernel dies with the runner (--die-with-parent)
+                _kill_group(proc)
+                events = _events(log)
+                if not any(e["event"] in ("stop", "end") for e in events):
+                    last = max((e["index"] for e in events if e["event"] == "cell"), default=0)
+                    events.append({"event": "stop", "index": last + 1, "reason": "timeout"})
+        seconds = time.monotonic() - t0
+        tail = (scratch.private / "stderr.txt").read_text(encoding="utf-8", errors="replace")
+        return events, seconds, tail[-2000:]
+    finally:
+        scratch.remove()
+
+
+def _events(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    out = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # a line cut off by a kill
+    return out
