@@ -20,8 +20,13 @@ defined anywhere else::
     ├── InvalidOutput             an answer failed its schema after the repair turn
     ├── DataError                 a data file missing, unreadable or in the wrong format
     ├── ScriptExhausted           a ScriptedBackend has no answer left (tests, notebooks)
-    └── MapError (+ ValueError)   an argument-map operation would make the map inconsistent
-        └── AIFError              a document that is not AIF in OVA's shape
+    ├── MapError (+ ValueError)   an argument-map operation would make the map inconsistent
+    │   └── AIFError              a document that is not AIF in OVA's shape
+    ├── LockTaken                 another writer holds a results file's lock (argnb.locks)
+    ├── GradingError              the grader cannot start (exercises, submissions, sandbox)
+    │   └── SeccompUnavailable (+ RuntimeError)  libseccomp missing or refused a rule
+    ├── ClassDataError            a class data file is missing, empty or malformed
+    └── MarkerError (+ ValueError)  a solution notebook's markers are inconsistent
 """
 
 from __future__ import annotations
@@ -130,6 +135,10 @@ class AIFError(MapError):
         )
 
 
+class LockTaken(ArgnbError):
+    """Another process (or another open file of this one) holds the lock (:mod:`argnb.locks`)."""
+
+
 # exercises
 
 
@@ -143,3 +152,7 @@ class ClassDataError(ArgnbError):
 
 class MarkerError(ArgnbError, ValueError):
     """A solution notebook's markers are inconsistent (the release refuses to write it)."""
+
+
+class SeccompUnavailable(GradingError, RuntimeError):
+    """libseccomp cannot be loaded or refused a rule (:mod:`argnb.exercises.seccomp`)."""

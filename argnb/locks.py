@@ -16,9 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-
-class LockTaken(Exception):
-    """Another process (or another open file of this one) holds the lock."""
+from argnb.errors import LockTaken
 
 
 class FileLock:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
 from argnb.exercises.scoring import Grades, Outcome, Row
+from argnb.views import esc
 
 _HINTS = {
     "NotImplementedError": "this part is not written yet: replace the `raise NotImplementedError` line",
@@ -34,7 +34,7 @@ def safe_name(student: str) -> str:
 
 def feedback_html(student: str, outcomes: list[Outcome], exercise: str) -> str:
     """A self-contained feedback page: every check, its points, what failed and a hint."""
-    e = html.escape
+    e = esc
     got = sum(r.points for o in outcomes for r in o.rows)
     best = sum(r.max_points for o in outcomes for r in o.rows)
     parts = [

@@ -12,7 +12,6 @@ Every text that came from a file is escaped in the HTML.
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
 import numbers
@@ -28,6 +27,7 @@ from argnb.exercises.classdata import (
     read_feedback,
     read_ratings,
 )
+from argnb.views import esc
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Report:
         return base64.b64encode(buf.getvalue()).decode("ascii")
 
     def body(self) -> str:
-        e = html.escape
+        e = esc
         parts = [f"<h1>{e(self.title)}</h1>"]
         parts += [f"<p>{e(n)}</p>" for n in self.notes]
         parts.append(
@@ -73,7 +73,7 @@ class Report:
             "table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.2em .5em}"
         )
         return (
-            f"<!doctype html><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
+            f"<!doctype html><meta charset='utf-8'><title>{esc(self.title)}</title>"
             f"<style>{style}</style>\n{self.body()}\n"
         )
 

@@ -22,6 +22,8 @@ import functools
 import os
 from pathlib import Path
 
+from argnb.errors import SeccompUnavailable
+
 #: refused outright (EPERM)
 DENY = (
     "syslog", "uselib", "acct", "quotactl", "add_key", "keyctl", "request_key", "move_pages",
@@ -53,10 +55,6 @@ class _ArgCmp(ctypes.Structure):
         ("datum_a", ctypes.c_uint64),
         ("datum_b", ctypes.c_uint64),
     ]
-
-
-class SeccompUnavailable(RuntimeError):
-    """libseccomp cannot be loaded or refused a rule."""
 
 
 @functools.lru_cache(maxsize=1)

@@ -31,16 +31,8 @@ MODULES = ("fallacy", "dialectic", "critique", "debate", "roundtable")
 HTML_ALSO = {
     "roundtable/feedback.py": "the feedback form (a widget)",
     "exercises/report.py": "the class report page (a view of class data)",
-    "exercises/grade.py": "the grading report page (rebuilt by issue 16, which may rename it)",
+    "exercises/pages.py": "the grader's feedback page per student (a view of its scores)",
     "llm/testserver.py": "a fake server's login page, for the misbehaving-server tests",
-}
-#: ``html.escape`` outside argnb/views.py, until their owners switch to ``esc``
-ESCAPE_PENDING = {"exercises/report.py", "exercises/grade.py"}
-#: exception classes that issue 16 ("grading an instructor can trust") moves into errors.py
-EXCEPTIONS_PENDING = {
-    "argnb.exercises.grade.GradingError",
-    "argnb.exercises.classdata.ClassDataError",
-    "argnb.exercises.markers.MarkerError",
 }
 #: modules where a backend may be chosen or connected from the settings: the entry points, and
 #: the two helpers that connect an explicit ``backend:model`` spec for them
@@ -124,7 +116,7 @@ def test_every_payload_is_in_a_payloads_module():
 def test_every_exception_class_is_in_errors_py():
     found = {f"{e.__module__}.{e.__qualname__}" for e in _subclasses(BaseException)}
     bad = sorted(e for e in found if not e.startswith("argnb.errors."))
-    assert [e for e in bad if e not in EXCEPTIONS_PENDING] == []
+    assert bad == []
 
 
 def test_html_is_built_only_in_views_and_escaped_in_one_place():
@@ -146,7 +138,6 @@ def test_html_is_built_only_in_views_and_escaped_in_one_place():
                 and isinstance(n.value, ast.Name)
                 and n.value.id == "html"
                 and rel != "views.py"
-                and rel not in ESCAPE_PENDING
             ):
                 escaped.append(f"{rel}:{n.lineno}")
     assert built == [], "HTML outside views: " + ", ".join(built)
