@@ -19,6 +19,7 @@ _LAZY = {
     "Transcript": "argnb.transcript",
     "Turn": "argnb.transcript",
     "run_batch": "argnb.batch",
+    "prompts": "argnb.prompts",  # argnb.prompts.show("fallacy", "deliberate")
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY)

@@ -17,7 +17,9 @@ def lazy_getattr(package: str, table: Mapping[str, str]) -> Callable[[str], Any]
 
     def __getattr__(name: str) -> Any:
         if name in table:
-            return getattr(importlib.import_module(table[name]), name)
+            module = importlib.import_module(table[name])
+            # a submodule listed under its own name is the module itself (argnb.prompts)
+            return module if table[name] == f"{package}.{name}" else getattr(module, name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__

@@ -4,7 +4,7 @@
 the build, see ``setup.py``; solutions never). ``argnb course open [DIR]`` copies it into a folder
 of the learner's and starts JupyterLab there::
 
-    argnb course open                 # ./argnb-course, then JupyterLab on notebooks/00_setup.ipynb
+    argnb course open                 # ./argnb-course, then JupyterLab on its START_HERE.ipynb
     argnb course open ~/course --no-browser
     argnb course open ~/course --no-lab          # only copy
 
@@ -30,6 +30,8 @@ PACKAGED = Path(__file__).resolve().parent / "_course"
 #: a checkout: the package's parent folder
 CHECKOUT = Path(__file__).resolve().parents[1]
 FIRST_NOTEBOOK = "notebooks/00_setup.ipynb"
+#: the course's home page: the learning path, how to connect a real model, where help is
+HOME = "START_HERE.ipynb"
 DEFAULT_DIR = "argnb-course"
 _SKIP = {".ipynb_checkpoints", "__pycache__", ".git"}
 
@@ -63,11 +65,12 @@ def _files(folder: Path) -> list[Path]:
 
 
 def course_files(root: Path) -> list[Path]:
-    """The course's files relative to ``root``: notebooks and assets whole, each exercise folder
-    as a student gets it (no solutions; see :func:`argnb.exercises.release.student_files`)."""
+    """The course's files relative to ``root``: the home page, notebooks and assets whole, each
+    exercise folder as a student gets it (no solutions; see
+    :func:`argnb.exercises.release.student_files`)."""
     from argnb.exercises.release import student_files
 
-    out: list[Path] = []
+    out: list[Path] = [Path(HOME)] if (root / HOME).is_file() else []
     for part in ("notebooks", "assets"):
         out += [p.relative_to(root) for p in _files(root / part)]
     for folder in sorted(p for p in (root / "exercises").iterdir() if p.is_dir()):
@@ -105,7 +108,7 @@ def copy_course(dest: str | Path, *, root: Path | None = None) -> Copied:
 
 
 def lab_command(folder: Path, *, browser: bool = True, port: int | None = None) -> list[str]:
-    """The JupyterLab command for ``folder`` (opened on the first notebook)."""
+    """The JupyterLab command for ``folder`` (opened on the home page, else the first notebook)."""
     import importlib.util
 
     if importlib.util.find_spec("jupyterlab") is None:
@@ -120,8 +123,9 @@ def lab_command(folder: Path, *, browser: bool = True, port: int | None = None) 
         cmd.append(f"--port={port}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers often run as root; JupyterLab refuses otherwise
-    if (folder / FIRST_NOTEBOOK).exists():
-        cmd.append(str(folder / FIRST_NOTEBOOK))
+    first = next((f for f in (HOME, FIRST_NOTEBOOK) if (folder / f).exists()), None)
+    if first:
+        cmd.append(str(folder / first))
     return cmd
 
 
@@ -140,6 +144,10 @@ def cmd_open(args: argparse.Namespace) -> int:
             )
     except ImportError:  # pragma: no cover - the llm package is always there
         pass
+    if (copied.dest / HOME).exists():
+        print(
+            f"start with {copied.dest / HOME}: the learning path, and how to connect a real model"
+        )
     if args.no_lab:
         return 0
     cmd = lab_command(copied.dest, browser=not args.no_browser, port=args.port)

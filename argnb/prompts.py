@@ -113,3 +113,56 @@ def fingerprint(*folders: str | Path) -> str:
             if p.suffix in (".md", ".json", ".yaml"):
                 h.update(p.name.encode() + p.read_bytes())
     return h.hexdigest()[:12]
+
+
+def _package(module: str) -> str:
+    return module if module.startswith("argnb.") else f"argnb.{module}"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A prompt file (or a module's list of them) that reads well printed and in a notebook."""
+
+    title: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.title}\n\n{self.text}"
+
+    def _repr_markdown_(self) -> str:
+        fence = "~~~~" if "```" in self.text else "```"
+        return f"**{self.title}**\n\n{fence}markdown\n{self.text}\n{fence}\n"
+
+
+def show(module: str, name: str | None = None) -> Shown:
+    """Read the prompts a module sends, from any install (no clone needed).
+
+    ``show("fallacy")`` lists the module's templates; ``show("fallacy", "deliberate")`` shows one
+    file whole, its comments included (they say what each placeholder is).
+
+    >>> "deliberate" in show("fallacy").text
+    True
+    """
+    folder = prompts_dir(_package(module))
+    if name is None:
+        names = sorted(p.stem for p in folder.glob("*.md"))
+        listing = "\n".join(f"- {n}" for n in names)
+        return Shown(f"prompts of {_package(module)} ({folder})", listing)
+    path = folder / f"{name}.md"
+    if not path.is_file():
+        names = ", ".join(sorted(p.stem for p in folder.glob("*.md")))
+        raise ArgnbError(f"{_package(module)} has no prompt {name!r}", hint=f"one of: {names}")
+    return Shown(f"{_package(module)}: {name}.md", path.read_text(encoding="utf-8").strip())
+
+
+def copy(module: str, to: str | Path) -> Path:
+    """Copy a module's prompt templates into ``to`` to adapt them (pass ``prompt_dir=to``
+    afterwards); a file already there is an edited copy and is kept."""
+    import shutil
+
+    target = Path(to)
+    target.mkdir(parents=True, exist_ok=True)
+    for p in sorted(prompts_dir(_package(module)).iterdir()):
+        if p.suffix in (".md", ".json", ".yaml") and not (target / p.name).exists():
+            shutil.copyfile(p, target / p.name)
+    return target

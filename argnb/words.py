@@ -11,6 +11,13 @@ repair, with :func:`too_long` as its check); a revision still too long is cut wi
     'A very long first…'
     >>> drop_repeats("Cars pollute. Shops suffer. cars pollute! Air matters.")
     'Cars pollute. Shops suffer. Air matters.'
+
+And the grammar of what views say about counts and speakers:
+
+    >>> count(1, "contribution"), count(3, "contribution"), count(2, "analysis", "analyses")
+    ('1 contribution', '3 contributions', '2 analyses')
+    >>> says("D1", "speaks"), says("You", "speaks"), says("you", "has")
+    ('D1 speaks', 'You speak', 'you have')
 """
 
 from __future__ import annotations
@@ -71,3 +78,25 @@ def drop_repeats(text: str) -> str:
         seen.add(key)
         kept.append(sentence)
     return " ".join(kept)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it needs ("1 round", "2 rounds", "0 rounds")."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+_SECOND_PERSON = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def says(name: str, verb: str) -> str:
+    """``name`` and a present-tense ``verb`` written for a third person ("speaks"), agreeing when
+    the name is the human participant's "You" ("You speak", not "You speaks")."""
+    if name.strip().lower() != "you":
+        return f"{name} {verb}"
+    if verb in _SECOND_PERSON:
+        return f"{name} {_SECOND_PERSON[verb]}"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return f"{name} {verb[:-2]}"
+    if verb.endswith("ies") and len(verb) > 4:
+        return f"{name} {verb[:-3]}y"
+    return f"{name} {verb[:-1] if verb.endswith('s') else verb}"

@@ -15,6 +15,7 @@ import base64
 import html
 import io
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ class Report:
         )
         for name, table in {"summary": self.frame, **self.tables}.items():
             parts.append(f"<h2>{e(name)}</h2>")
-            parts.append(table.to_html(escape=True, na_rep="–", float_format=lambda v: f"{v:.3f}"))
+            parts.append(table_html(table))
         for question, answers in self.texts.items():
             parts.append(f"<h3>{e(question)}</h3>")
             if answers:
@@ -84,6 +85,30 @@ class Report:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(self.to_html(), encoding="utf-8")
         return p
+
+
+def _cell(column: str, value: Any) -> str:
+    """One value as a reader wants it: a share in whole percent, a count whole, a score to 3 places."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return "–" if value is None else str(value)
+    if math.isnan(value):
+        return "–"
+    if column.endswith("%"):
+        return f"{value:.0f}%"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    return f"{value:.3f}"
+
+
+def table_html(table: Any) -> str:
+    """A DataFrame as one header row: a named index becomes the first column (pandas would give
+    its name a header row of its own) and every column is formatted by :func:`_cell`."""
+    flat = table.copy()
+    flat.columns = [str(c) for c in flat.columns]  # drops a columns' name (its own header cell)
+    if any(n is not None for n in flat.index.names):
+        flat = flat.reset_index()
+    formatters = {c: (lambda v, c=c: _cell(c, v)) for c in flat.columns}
+    return flat.to_html(escape=True, index=False, formatters=formatters, na_rep="–")
 
 
 def _figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:

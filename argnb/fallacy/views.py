@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
 from argnb.views import esc as _e
+from argnb.words import count
 
 if TYPE_CHECKING:
     from argnb.fallacy.deliberation import DeliberationResult
@@ -97,7 +98,12 @@ def report_html(rep: dict[str, Any]) -> str:
         parts.append(text)
     if "confidence_histogram" in rep:
         if rep["confidences"]:
-            rounds = ", ".join(f"{_e(k)} round(s): {v}" for k, v in rep["rounds"].items())
+            rounds = ", ".join(
+                f"{count(v, 'deliberation')} in {count(int(k), 'round')}"
+                if str(k).isdigit()
+                else f"{_e(k)}: {v}"
+                for k, v in rep["rounds"].items()
+            )
             parts.append(
                 f"<p>Rounds used: {rounds or 'none'}. {rep['confidences']} confidences, "
                 f"{rep['confidence_share_0.8_0.9']:.1%} of them between 0.8 and 0.9.</p>"
@@ -230,10 +236,14 @@ def render_rounds(result: DeliberationResult) -> str:
         rows.append(
             f"<tr><td style='padding:4px'>round {i}<br><small>{order}</small></td>{''.join(cells)}</tr>"
         )
+    rounds = count(result.rounds, "round")
+    if result.transcript.meta.get("reference"):  # authored answers: no model was asked
+        cost = f"{count(len(result.turns), 'authored turn')} replayed, no model called"
+    else:
+        cost = str(result.cost)
     outcome = (
         f"<p>Result: <b>{_e(str(result.label))}</b> by "
-        f"<b>{_e(result.resolution)}</b> after {result.rounds} round(s); "
-        f"{result.cost}.</p>"
+        f"<b>{_e(result.resolution)}</b> after {rounds}; {cost}.</p>"
     )
     return (
         "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"

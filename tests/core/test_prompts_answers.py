@@ -71,3 +71,21 @@ def test_every_answer_schema_bounds_its_strings_and_lists_and_sends_no_docstring
         assert unbounded(schema) == [], schema.__name__
         js = schema.model_json_schema()
         assert "description" not in js and "$defs" not in js, schema.__name__
+
+
+def test_prompts_show_and_copy_work_without_a_clone(tmp_path):
+    """What the lessons point learners at, instead of paths inside the package."""
+    import argnb
+    from argnb.errors import ArgnbError
+
+    listing = argnb.prompts.show("fallacy")
+    assert "deliberate" in listing.text and "argnb.fallacy" in listing.title
+    one = argnb.prompts.show("argnb.fallacy", "deliberate")
+    assert "$argument" in one.text and "```markdown" in one._repr_markdown_()
+    with pytest.raises(ArgnbError, match="no prompt 'nothing'"):
+        argnb.prompts.show("fallacy", "nothing")
+    copied = argnb.prompts.copy("fallacy", tmp_path / "mine")
+    (copied / "cot.md").write_text("edited")
+    argnb.prompts.copy("fallacy", copied)
+    assert (copied / "cot.md").read_text() == "edited", "an edited copy is kept"
+    assert (copied / "deliberate.md").exists()

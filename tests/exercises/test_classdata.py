@@ -146,3 +146,21 @@ def test_report_cli_writes_html(tmp_path):
     out = tmp_path / "deep" / "report.html"
     assert main(["report", str(tmp_path / "forms"), "--kind", "feedback", "--out", str(out)]) == 0
     assert out.read_text().startswith("<!doctype html>")
+
+
+def test_report_tables_have_one_header_row_and_readable_numbers(tmp_path):
+    """A share reads '100%' (not 100.000 or 0.000), a count stays whole, and a named index is a
+    column: no second header row holding only the index's name."""
+    import re
+
+    folder = tmp_path / "forms"
+    for i in range(4):
+        cd.append_feedback(folder / f"s{i % 2}.csv", _form(i, f"s{i % 2}", argument_map=5))
+    body = feedback_report(folder).body()
+    summary = body.split("<h2>summary</h2>", 1)[1].split("<h2>", 1)[0]
+    assert summary.count("<tr") == 1 + len(cd.LIKERT), "one header row, one row per statement"
+    row = re.search(r"<tr>\s*<td>argument_map</td>.*?</tr>", summary, re.S).group(0)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    assert cells[2:5] == ["4", "5.000", "5.000"] and cells[5:7] == ["100%", "0%"]
+    session = body.split("<h2>mean per session</h2>", 1)[1]
+    assert session.split("</thead>")[0].count("<tr") == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+import tokenize
 import urllib.error
 import urllib.request
 import zipfile
@@ -45,12 +47,134 @@ def test_copy_keeps_the_learners_files(tmp_path):
 
 def test_cli_no_lab_only_copies(tmp_path, capsys):
     assert main(["course", "open", str(tmp_path / "c"), "--no-lab"]) == 0
-    assert "files copied" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "files copied" in out and "start with" in out and course.HOME in out
     assert (
         tmp_path / "c" / "exercises" / "02_dialectic" / "student" / "ex2_grounded.ipynb"
     ).exists()
     (tmp_path / "f").write_text("x")
     assert main(["course", "open", str(tmp_path / "f"), "--no-lab"]) == 2
+
+
+# -- the course folder stands alone: every relative link and path it mentions resolves ----------
+
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)")
+_HREF = re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']""")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1", re.S | re.M)
+#: a relative path: at least one "/" between names (``../assets/x.jsonl``, ``exercises/01_fallacy/``)
+_PATH = re.compile(r"(?<![\w$@:/.~-])((?:\.{1,2}/)*[\w*.-]+(?:/[\w*.-]*)+)(?![\w/])")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+
+
+def _paths(text: str) -> list[str]:
+    """Relative paths in ``text``. Not paths: ``n/a``-like pairs of short words, and a first part in
+    capitals (``DATA/fallacy-bench/dev.jsonl``), which is a placeholder the reader fills in."""
+    out = []
+    for m in _PATH.finditer(text):
+        p = m.group(1).rstrip(".,;:")
+        first = p.split("/")[0]
+        if re.fullmatch(r"\w{1,2}/\w{1,2}", p) or (first.isupper() and len(first) > 1):
+            continue
+        out.append(p)
+    return out
+
+
+def _strings_and_comments(code: str) -> list[str]:
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+        return [t.string for t in tokens if t.type in (tokenize.STRING, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError):  # a magic or shell line: every quoted text
+        return [m[1] for m in re.findall(r"([\"'])(.*?)\1", code)]
+
+
+def mentions(file: Path) -> list[tuple[str, str]]:
+    """``("link", target)`` for Markdown and HTML links (resolved from the file's folder, as
+    Jupyter does) and ``("path", text)`` for paths in code spans, fenced blocks and code cells'
+    strings and comments (resolved from the file's folder or the course folder)."""
+    if file.suffix == ".ipynb":
+        nb = json.loads(file.read_text(encoding="utf-8"))
+        cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]]
+    else:
+        cells = [("markdown", file.read_text(encoding="utf-8"))]
+    out: list[tuple[str, str]] = []
+    for kind, src in cells:
+        if kind == "markdown":
+            out += [("link", m.group(1)) for m in (*_LINK.finditer(src), *_HREF.finditer(src))]
+            for m in _FENCE.finditer(src):
+                out += [("path", p) for p in _paths(m.group(2))]
+            for m in _CODE_SPAN.finditer(_FENCE.sub("", src)):
+                out += [("path", p) for p in _paths(m.group(2))]
+        elif kind == "code":
+            for text in _strings_and_comments(src):
+                out += [("path", p) for p in _paths(text)]
+    return out
+
+
+def dangling(folder: Path) -> list[str]:
+    """Every link or path mentioned in the course folder's notebooks and Markdown files that
+    names nothing in the folder."""
+    bad = []
+    for file in sorted(folder.rglob("*")):
+        if file.suffix not in (".ipynb", ".md") or ".ipynb_checkpoints" in file.parts:
+            continue
+        for kind, target in mentions(file):
+            if _SCHEME.match(target) or target.startswith(("#", "/", "~")):
+                continue  # a URL, an anchor, an absolute or home path
+            target = target.split("#", 1)[0].split("?", 1)[0]
+            bases = [file.parent] if kind == "link" else [file.parent, folder]
+            found = any(
+                any(b.glob(target)) if "*" in target else (b / target).exists() for b in bases
+            )
+            if target and not found:
+                bad.append(f"{file.relative_to(folder)}: {kind} {target}")
+    return bad
+
+
+def test_the_link_checker_finds_what_dangles(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "a.jsonl").write_text("{}")
+    cells = [
+        {"cell_type": "markdown", "source": [
+            "[ok](../assets/a.jsonl) [gone](../assets/b.jsonl) [web](https://x.org/a/b) [top](#s)\n",
+            "`assets/a.jsonl` and `argnb/fallacy/prompts/` and `DATA/x/y.jsonl` and `n/a`\n",
+            "```bash\nargnb x --data ../shared/data/dev.jsonl --out out.jsonl\n```\n",
+        ]},
+        {"cell_type": "code", "source": [
+            'p = Path("../assets/a.jsonl")  # see ../docs/x.md\n', "r = a/b\n", "%time f()\n"
+        ]},
+    ]  # fmt: skip
+    (tmp_path / "notebooks" / "n.ipynb").write_text(json.dumps({"cells": cells}))
+    assert sorted(dangling(tmp_path)) == [
+        "notebooks/n.ipynb: link ../assets/b.jsonl",
+        "notebooks/n.ipynb: path ../docs/x.md",
+        "notebooks/n.ipynb: path ../shared/data/dev.jsonl",
+        "notebooks/n.ipynb: path argnb/fallacy/prompts/",
+    ]
+
+
+def test_the_course_folder_stands_alone(tmp_path):
+    """Copied from the source tree: a home page, and nothing it or a lesson mentions is missing."""
+    dest = course.copy_course(tmp_path / "c", root=ROOT).dest
+    home = (dest / course.HOME).read_text(encoding="utf-8")
+    for needed in ("learning path", "Connect a real model", "Where help is", "argnb doctor"):
+        assert needed in home
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert f"notebooks/{nb.name}" in home, f"the home page does not link {nb.name}"
+    assert dangling(dest) == []
+    assert course.lab_command(dest, browser=False)[-1] == str(dest / course.HOME), "opens home"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")))
+def test_every_lesson_has_objectives_and_a_self_check(name):
+    cells = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))["cells"]
+    text = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    goals = next((t for t in text[:3] if "After this lesson you can" in t), None)
+    assert goals is not None, "learning objectives near the top"
+    assert 3 <= len(re.findall(r"^- ", goals, re.M)) <= 5, "3 to 5 objectives"
+    assert text[-1].startswith("## Self-check") and len(re.findall(r"^\d\. ", text[-1], re.M)) >= 3
+    assert "<details>" in text[-1], "answers to the self-check, folded"
 
 
 def test_assets_are_found_in_a_checkout():
@@ -79,6 +203,8 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
     (wheel,) = wheels.glob("argnb-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "argnb/_course/notebooks/00_setup.ipynb" in names
+    assert "argnb/_course/START_HERE.ipynb" in names
+    assert "argnb/_course/assets/fallacy/reference_deliberation.json" in names
     assert "argnb/_course/exercises/02_dialectic/student/ex2_grounded.ipynb" in names
     assert not [n for n in names if "solutions" in n]
 
@@ -103,6 +229,11 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
         [py, "-c", "import argnb; print(argnb.__file__)"], env=env, text=True, cwd=tmp_path
     )
     assert where.startswith(str(venv))
+    replayed = subprocess.check_output(
+        [py, "-c", "from argnb.fallacy.reference import replay_reference as r; print(r().label)"],
+        env=env, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert replayed.strip() == "0", "the reference session replays from the installed wheel"
 
     learner = tmp_path / "learner"
     port = _free_port()
@@ -121,6 +252,8 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
             url = m and m.group(0)
         assert url, "".join(lines[-20:])
         assert (learner / "notebooks" / "02_dialectic_synthesis.ipynb").exists()
+        assert (learner / course.HOME).exists()
+        assert dangling(learner) == [], "every link and path in the learner's folder resolves"
         token = url.rsplit("=", 1)[1]
         req = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/contents/exercises/02_dialectic/student",
