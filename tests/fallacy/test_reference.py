@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from argnb.course import asset_dir
+from argnb.debate.reference import replay_turn
 from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
@@ -120,7 +121,10 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path):
 
 
 #: every protocol with shipped reference sessions, and the function that replays one
-REPLAYERS = {"fallacy.deliberation": replay_reference}
+REPLAYERS = {
+    "fallacy.deliberation": replay_reference,
+    "debate.turn": replay_turn,
+}
 
 
 @pytest.mark.parametrize(
