@@ -17,6 +17,7 @@ from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
 from argnb.reference import MODEL, ReferenceMismatch, ReferenceSession
+from argnb.roundtable.reference import replay_session
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "assets" / "fallacy" / "reference_deliberation.json"
@@ -124,6 +125,7 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path):
 REPLAYERS = {
     "fallacy.deliberation": replay_reference,
     "debate.turn": replay_turn,
+    "roundtable.session": replay_session,
 }
 
 
