@@ -23,6 +23,7 @@ from argnb.debate.retrieve import Retriever
 from argnb.errors import ArgnbError
 from argnb.events import Event
 from argnb.reference import ReferenceSession, load
+from argnb.transcript import Transcript
 
 TURN = "turn"
 
@@ -89,3 +90,60 @@ def replay_turn(
         raise play.failed(exc) from exc
     play.verify(u.turns, turn_outcome(u))
     return u
+
+
+DEBATE = "debate"
+
+
+def debate_outcome(tr: Transcript) -> dict[str, Any]:
+    """What a reference debate's ``outcome`` is compared with: the simulation's outcome, the
+    map's attacks (with their labels) and the turns grounded semantics leaves standing."""
+    from argnb.debate.mapping import debate_map
+
+    m = debate_map(tr)
+    return {
+        **tr.outcome,
+        "attacks": [[u, v, d["label"]] for u, v, d in m.edges("rebut")],
+        "standing": sorted(n for n in m.nodes("claim") if m.node(n).get("status") == "IN"),
+    }
+
+
+def replay_debate(
+    session: ReferenceSession | str = DEBATE, *, on_event: Callable[[Event], None] | None = None
+) -> Transcript:
+    """Replay an authored simulated debate through :func:`~argnb.debate.simulate.simulate`;
+    raise :class:`~argnb.reference.ReferenceMismatch` if the simulation disagrees with the file."""
+    from argnb.debate.simulate import simulate
+
+    s = _session(session, "debate.simulate")
+    play = s.player()
+    setup = s.setup
+    retriever = _retriever(setup)
+
+    def side(name: str, team: str) -> Debater:
+        return Debater(
+            play.backend(setup[name]),
+            setup.get("method", "rdebater-no-judge"),
+            retriever,
+            name=setup[name],
+            judge=play.backend(setup[team]),
+            words=int(setup.get("words", 80)),
+            k=int(setup.get("k", 3)),
+            keyword_agent=bool(setup.get("keyword_agent", False)),
+            same_motion=bool(setup.get("same_motion", False)),
+        )
+
+    try:
+        tr = simulate(
+            setup["motion"],
+            side("pro", "pro_team"),
+            side("con", "con_team"),
+            turns=int(setup.get("turns", 4)),
+            judge=play.backend(setup["stance_judge"]),
+            on_event=on_event,
+        )
+    except ArgnbError as exc:
+        raise play.failed(exc) from exc
+    play.verify(tr.turns, debate_outcome(tr))
+    play.stamp(tr)
+    return tr

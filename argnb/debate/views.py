@@ -159,8 +159,28 @@ def debate_html(tr: Transcript, *, steps: bool = True) -> str:
         else:
             pending.append(t)
     if tr.outcome:
-        out.append(f"<p style='color:#555'>{e(tr.outcome)} — cost: {e(_cost(tr.turns))}</p>")
+        out.append(f"<p style='color:#555'>{e(outcome_text(tr))}</p>")
     return "<div>" + "".join(out) + "</div>"
+
+
+def outcome_text(tr: Transcript) -> str:
+    """A finished debate's outcome and cost in words (a replayed reference debate cost nothing:
+    its answers were written, not generated)."""
+    from argnb.transcript import Cost
+    from argnb.words import count
+
+    o = tr.outcome
+    failures = ", ".join(str(n + 1) for n in o.get("stance_failures", [])) or "none"
+    cost = Cost.of(tr.turns)
+    paid = (
+        f"{count(cost.calls, 'authored answer')} replayed, no model called"
+        if tr.meta.get("reference")
+        else str(cost)
+    )
+    return (
+        f"{count(o.get('turns', 0), 'turn')} ({o.get('generated', 0)} generated), ended: "
+        f"{o.get('ended', '?')}; turns failing the stance check: {failures}; cost: {paid}"
+    )
 
 
 def trace_html(trace: RetrievalTrace) -> str:

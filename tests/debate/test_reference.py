@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from argnb.course import asset_dir
-from argnb.debate.reference import load_reference, replay_turn
-from argnb.debate.views import utterance_html
+from argnb.debate.mapping import debate_map
+from argnb.debate.reference import load_reference, replay_debate, replay_turn
+from argnb.debate.views import debate_html, utterance_html
 from argnb.llm import default_ledger
 from argnb.reference import MODEL, ReferenceMismatch, ReferenceSession
 
@@ -113,4 +114,64 @@ def test_the_reference_ships_with_the_course_assets():
 def test_a_reference_turn_that_breaks_a_rule_does_not_replay(tmp_path, name, change, complaint):
     with pytest.raises(ReferenceMismatch) as err:
         replay_turn(variant(tmp_path, change))
+    assert complaint in str(err.value), name
+
+
+DEBATE = ROOT / "assets" / "debate" / "reference_debate.json"
+
+
+def test_the_reference_debate_replays_through_the_simulation():
+    before = len(default_ledger())
+    tr = replay_debate()
+    said = [(t.speaker, t.payload.concluding) for t in tr.turns if t.role == "utterance"]
+    assert said == [("Pro", False), ("Con", False), ("Pro", True), ("Con", True)]
+    assert tr.outcome["ended"] == "turn limit" and tr.outcome["stance_failures"] == []
+    # the logic agent translates each opponent turn once: con's second analysis reads P2 only
+    con_predicates = [t for t in tr.turns if t.role == "predicates" and t.round == 3]
+    assert len(con_predicates) == 1 and "Exceptions" in con_predicates[0].text
+    # retrieval ran over the shipped memory, never the debated motion (it is not in the memory)
+    records = [r for t in tr.turns if t.role == "retrieval" for r in t.payload.records]
+    assert records and all(r["id"].startswith("example/") for r in records)
+    m = debate_map(tr)
+    edges = {(u, v): d["label"] for u, v, d in m.edges("rebut")}
+    assert edges[("C1", "P1")] == "causal leap, overgeneralization"
+    assert {n: m.node(n)["status"] for n in ("P1", "C1", "P2", "C2")} == {
+        "P1": "OUT",
+        "C1": "IN",
+        "P2": "OUT",
+        "C2": "IN",
+    }
+    assert "written by the argnb course authors" in tr.title
+    assert tr.cost.usage.total_tokens == 0 and len(default_ledger()) == before
+    page = debate_html(tr)
+    assert "holds its side" in page and "authored answers replayed, no model called" in page
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "complaint"),
+    [
+        (
+            "a closing turn that fails the stance predicate",
+            lambda d: [t for t in d["turns"] if t.get("role") == "stance check"][3][
+                "answer"
+            ].update(supports_motion=True),
+            "outcome stance_failures",
+        ),
+        (
+            "a map the flaws do not give",
+            lambda d: d["outcome"].__setitem__("standing", ["P1", "C2"]),
+            "outcome standing",
+        ),
+        (
+            "P1 translated twice (the logic agent remembers it)",
+            lambda d: d["turns"].insert(
+                19, {**next(t for t in d["turns"] if t.get("role") == "predicates"), "round": 3}
+            ),
+            "the protocol recorded 25 turns, the file has 26",
+        ),
+    ],
+)
+def test_a_reference_debate_that_breaks_a_rule_does_not_replay(tmp_path, name, change, complaint):
+    with pytest.raises(ReferenceMismatch) as err:
+        replay_debate(variant(tmp_path, change, DEBATE))
     assert complaint in str(err.value), name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from argnb.course import asset_dir
-from argnb.debate.reference import replay_turn
+from argnb.debate.reference import replay_debate, replay_turn
 from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
@@ -125,6 +125,7 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path):
 REPLAYERS = {
     "fallacy.deliberation": replay_reference,
     "debate.turn": replay_turn,
+    "debate.simulate": replay_debate,
     "roundtable.session": replay_session,
 }
 
