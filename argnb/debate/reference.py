@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from argnb.batch import run_sync
 from argnb.debate.corpora import example_memory
 from argnb.debate.generate import Debater, NextUtterance
 from argnb.debate.retrieve import Retriever
@@ -63,7 +64,7 @@ def turn_outcome(u: NextUtterance) -> dict[str, Any]:
     }
 
 
-def replay_turn(
+async def areplay_turn(
     session: ReferenceSession | str = TURN, *, on_event: Callable[[Event], None] | None = None
 ) -> NextUtterance:
     """Replay an authored turn through the pipeline; raise
@@ -83,13 +84,26 @@ def replay_turn(
         k=int(setup.get("k", 3)),
         same_motion=bool(setup.get("same_motion", True)),
     )
-    history = [tuple(x) for x in setup.get("history", [])]
     try:
-        u = debater.next(setup["motion"], history, stance=setup.get("stance"), on_event=on_event)
+        u = await debater.anext(
+            setup["motion"], history(s), stance=setup.get("stance"), on_event=on_event
+        )
     except ArgnbError as exc:
         raise play.failed(exc) from exc
     play.verify(u.turns, turn_outcome(u))
     return u
+
+
+def replay_turn(
+    session: ReferenceSession | str = TURN, *, on_event: Callable[[Event], None] | None = None
+) -> NextUtterance:
+    """Sync twin of :func:`areplay_turn` (works inside Jupyter too)."""
+    return run_sync(areplay_turn(session, on_event=on_event))
+
+
+def history(s: ReferenceSession) -> list[tuple[str, str]]:
+    """The turns before the authored one, as ``(stance, text)``."""
+    return [(str(a), str(b)) for a, b in s.setup.get("history", [])]
 
 
 DEBATE = "debate"

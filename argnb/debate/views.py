@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc as e
+from argnb.words import count
 
 if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
@@ -24,9 +25,15 @@ _BOX = (
 
 
 def _cost(turns: Iterable[Turn]) -> str:
+    """The cost line; authored reference answers were written, not generated, and say so."""
+    from argnb.reference import MODEL
     from argnb.transcript import Cost
 
-    return str(Cost.of(turns))
+    turns = list(turns)
+    cost = Cost.of(turns)
+    if cost.calls and all(t.model == MODEL for t in turns if t.calls):
+        return f"{count(cost.calls, 'authored answer')} replayed, no model called"
+    return str(cost)
 
 
 def step_html(t: Turn) -> str:
@@ -113,7 +120,7 @@ def utterance_box(t: Turn) -> str:
         if p.accepted is not None:
             flags.append("accepted" if p.accepted else "not accepted")
         if p.revisions:
-            flags.append(f"{p.revisions} revision(s)")
+            flags.append(count(p.revisions, "revision"))
         if p.bound_hit:
             flags.append("revision bound hit")
         if p.concluding:
@@ -166,17 +173,9 @@ def debate_html(tr: Transcript, *, steps: bool = True) -> str:
 def outcome_text(tr: Transcript) -> str:
     """A finished debate's outcome and cost in words (a replayed reference debate cost nothing:
     its answers were written, not generated)."""
-    from argnb.transcript import Cost
-    from argnb.words import count
-
     o = tr.outcome
     failures = ", ".join(str(n + 1) for n in o.get("stance_failures", [])) or "none"
-    cost = Cost.of(tr.turns)
-    paid = (
-        f"{count(cost.calls, 'authored answer')} replayed, no model called"
-        if tr.meta.get("reference")
-        else str(cost)
-    )
+    paid = _cost(tr.turns)
     return (
         f"{count(o.get('turns', 0), 'turn')} ({o.get('generated', 0)} generated), ended: "
         f"{o.get('ended', '?')}; turns failing the stance check: {failures}; cost: {paid}"
