@@ -39,6 +39,7 @@ return panel.content.widgets.map((cell, i) => {
   return {
     index: i, type: m.type, trusted: m.trusted,
     source: m.sharedModel.getSource().slice(0, 300),
+    rendered: m.type === 'markdown' ? Boolean(cell.rendered) : null,
     execution_count: code ? m.executionCount : null,
     outputs: outs.map((o, j) => {
       const node = nodes[j] ? nodes[j].node : null;

@@ -168,7 +168,14 @@ class Case:
 NOTEBOOKS: dict[str, Case] = {
     "00_setup.ipynb": Case("picker = BackendPicker()", connect_picker, ("again = argnb",)),
     "01_fallacy_deliberation.ipynb": Case(
-        "classify_widget(backend)", classify_argument, ("on_turn=said", "Report(report)")
+        "classify_widget(backend)",
+        classify_argument,
+        (
+            "session = load_reference()",
+            "replay_reference(session",
+            "result = deliberate(",
+            "Report(report)",
+        ),
     ),
     "02_dialectic_synthesis.ipynb": Case(
         "editor = StanceEditor(", edit_stance, ("dialogue_map.show()", "tiny = run_dialogue(")
@@ -202,9 +209,14 @@ def widget_outputs(cells: list[dict]) -> list[tuple[dict, dict]]:
     return [(c, o) for c in cells for o in c["outputs"] if WIDGET_MIME in o["mimes"]]
 
 
+OBJECTIVES = "After this lesson you can"
+
+
 def check_live(nb: Notebook, name: str, shots: Path) -> None:
     cells = nb.report()
     assert failed_cells(cells) == []
+    goals = [c for c in cells[:3] if c["type"] == "markdown" and OBJECTIVES in c["source"]]
+    assert len(goals) == 1 and goals[0]["rendered"], "the learning objectives, rendered, on top"
     nb.wait_widgets()
     cells = nb.report()
     for c, o in widget_outputs(cells):
