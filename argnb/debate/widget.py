@@ -76,7 +76,7 @@ class DebateWidget(Working):
             description="Replay the reference turn",
             icon="book",
             tooltip="a turn written by the course authors, not produced by a model",
-            layout=w.Layout(width="auto"),
+            layout=w.Layout(width="auto", min_width="fit-content", flex="0 0 auto"),
         )
         self.status = w.HTML()
         self.dialogue = w.HTML(

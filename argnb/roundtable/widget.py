@@ -130,7 +130,7 @@ class RoundtableWidget(Working):
             description="Replay the reference session",
             icon="book",
             tooltip="a session written by the course authors, not produced by a model",
-            layout=w.Layout(width="auto"),
+            layout=w.Layout(width="auto", min_width="fit-content", flex="0 0 auto"),
         )
         self.status = w.HTML()
         self.setup = w.VBox(
