@@ -72,6 +72,7 @@ def test_the_view_escapes_and_labels_it():
     s = replay_session()
     page = session_html(s.transcript)
     assert "Override" in page and "Sam" in page
+    assert "⚠ the fallacy check flags Kofi&#x27;s contribution" in page
     intro = load_reference()._repr_html_()
     assert "Written by the argnb course authors, not produced by a model" in intro
     hostile = load_reference().model_copy(update={"about": "<img src=x onerror=alert(1)>"})
