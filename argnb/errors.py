@@ -20,6 +20,7 @@ defined anywhere else::
     ├── InvalidOutput             an answer failed its schema after the repair turn
     ├── DataError                 a data file missing, unreadable or in the wrong format
     ├── ScriptExhausted           a ScriptedBackend has no answer left (tests, notebooks)
+    ├── ReferenceMismatch         an authored reference session the protocol would not produce
     ├── MapError (+ ValueError)   an argument-map operation would make the map inconsistent
     │   └── AIFError              a document that is not AIF in OVA's shape
     ├── LockTaken                 another writer holds a results file's lock (argnb.locks)
@@ -132,6 +133,18 @@ class AIFError(MapError):
         super().__init__(
             "invalid AIF: " + "; ".join(problems[:5]),
             hint="argnb.maps.validate_aif(doc) lists every problem; AIF must be OVA-shaped JSON",
+        )
+
+
+class ReferenceMismatch(ArgnbError):
+    """The protocol, fed a reference session's authored answers, did not produce the session
+    (:mod:`argnb.reference`): a turn out of order, an answer refused, answers left over."""
+
+    def __init__(self, name: str, problems: list[str]) -> None:
+        self.problems = list(problems)
+        super().__init__(
+            f"reference session {name!r} does not replay: " + "; ".join(self.problems),
+            hint="fix the reference file so that it follows the protocol's rules",
         )
 
 

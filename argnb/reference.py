@@ -18,21 +18,23 @@ A file holds::
 
 ``agent`` names whose scripted backend gives ``answer``; ``speaker``/``round``/``role``, when
 given, are what the protocol must record for that call (a call without ``speaker`` records no turn
-of its own). A module wraps this in a ``replay_reference()`` of its own (see
-:mod:`argnb.fallacy.reference`).
+of its own). A turn without ``agent`` is one the protocol records in code, without a model (a
+retrieval, a rule's override, the end of a session): only its place is checked. A replayer may
+name some agents *people* (``Replay(session, people=["Sam"])``): their answers are what a human
+types, handed out by :meth:`Replay.says` instead of a backend. A module wraps this in a
+``replay_reference()`` of its own (see :mod:`argnb.fallacy.reference`).
 """
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from argnb.errors import ArgnbError
+from argnb.errors import ArgnbError, ReferenceMismatch
 from argnb.llm.base import Reply, Usage
 from argnb.llm.ledger import Ledger
 from argnb.llm.scripted import Request, ScriptedBackend
@@ -44,29 +46,26 @@ FORMAT = 1
 MODEL = "reference (written by the course authors)"
 
 
-class ReferenceMismatch(ArgnbError):
-    """The protocol, fed the authored answers, did not produce the authored session."""
-
-    def __init__(self, name: str, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__(
-            f"reference session {name!r} does not replay: " + "; ".join(self.problems),
-            hint="fix the reference file so that it follows the protocol's rules",
-        )
-
-
 class ReferenceTurn(BaseModel):
     """One authored call: who answers, the answer, and the turn the protocol should record."""
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str
-    answer: dict[str, Any] | str
+    agent: str | None = None
+    answer: dict[str, Any] | str | None = None
     speaker: str | None = None
     round: int | None = None
     role: str | None = None
     hears: list[str] = Field(default_factory=list)
     note: str = ""
+
+    @model_validator(mode="after")
+    def _answered(self) -> ReferenceTurn:
+        if self.agent is not None and self.answer is None:
+            raise ValueError(f"{self.agent}'s turn has no answer")
+        if self.agent is None and (self.answer is not None or self.speaker is None):
+            raise ValueError("a turn the protocol records in code has a speaker and no answer")
+        return self
 
 
 class ReferenceSession(BaseModel):
@@ -104,14 +103,16 @@ class ReferenceSession(BaseModel):
     @property
     def agents(self) -> list[str]:
         """Every agent with authored answers, in order of first appearance."""
-        return list(dict.fromkeys(t.agent for t in self.turns))
+        return list(dict.fromkeys(t.agent for t in self.turns if t.agent is not None))
 
-    def player(self) -> Replay:
-        """Fresh backends for one replay."""
-        return Replay(self)
+    def player(self, people: Sequence[str] = ()) -> Replay:
+        """Fresh backends for one replay (``people``: agents whose answers a human types)."""
+        return Replay(self, people)
 
     def _repr_html_(self) -> str:
-        return session_html(self)
+        from argnb.views import reference_html
+
+        return reference_html(self)
 
 
 def load(module: str, name: str) -> ReferenceSession:
@@ -145,12 +146,21 @@ class ReferenceBackend(ScriptedBackend):
 class Replay:
     """One replay of a session: a backend per agent, then :meth:`verify` on what was recorded."""
 
-    def __init__(self, session: ReferenceSession) -> None:
+    def __init__(self, session: ReferenceSession, people: Sequence[str] = ()) -> None:
         self.session = session
-        self.backends = {
-            a: ReferenceBackend([t.answer for t in session.turns if t.agent == a])
-            for a in session.agents
-        }
+
+        def answers(a: str) -> list[dict[str, Any] | str]:
+            return [t.answer for t in session.turns if t.agent == a and t.answer is not None]
+
+        self.backends = {a: ReferenceBackend(answers(a)) for a in session.agents if a not in people}
+        self.scripts = {p: [str(x) for x in answers(p)] for p in people}
+        self.heard = dict.fromkeys(people, 0)
+
+    def says(self, person: str) -> str | None:
+        """What ``person`` types when the protocol gives them the floor (None: nothing left)."""
+        self.heard[person] = self.heard.get(person, 0) + 1
+        script = self.scripts.get(person, [])
+        return script[self.heard[person] - 1] if self.heard[person] <= len(script) else None
 
     def backend(self, agent: str) -> ReferenceBackend:
         if agent not in self.backends:
@@ -164,6 +174,11 @@ class Replay:
             f"the protocol asked {a} for answer {len(b.requests)}, the file has {b.written}"
             for a, b in self.backends.items()
             if len(b.requests) > b.written
+        ]
+        short += [
+            f"the protocol gave {p} the floor {n} times, the file {len(self.scripts[p])}"
+            for p, n in self.heard.items()
+            if n > len(self.scripts[p])
         ]
         return ReferenceMismatch(self.session.title, short or [str(exc)])
 
@@ -185,6 +200,16 @@ class Replay:
             if not got.valid:
                 error = getattr(got.payload, "error", "") or "its answer was refused"
                 out.append(f"{where}: the protocol refused the answer ({error})")
+        for person, script in self.scripts.items():
+            if self.heard[person] < len(script):
+                n = len(script) - self.heard[person]
+                out.append(
+                    f"{count(n, 'turn')} by {person} {'was' if n == 1 else 'were'} never given the floor"
+                )
+            elif self.heard[person] > len(script):
+                out.append(
+                    f"the protocol gave {person} the floor {self.heard[person]} times, the file {len(script)}"
+                )
         for agent, backend in self.backends.items():
             if backend.remaining:
                 n = backend.remaining
@@ -214,21 +239,3 @@ class Replay:
         transcript.title = f"{s.title} (reference: {s.label[0].lower()}{s.label[1:]})"
         transcript.meta["reference"] = {"file": s.source, "written_by": s.written_by}
         return transcript
-
-
-def session_html(s: ReferenceSession) -> str:
-    """The session's label, what it is about and what to look for (escaped HTML)."""
-    e = html.escape
-    looks = "".join(f"<li>{e(x)}</li>" for x in s.look_for)
-    setup = s.setup.get("argument") or s.setup.get("motion") or s.setup.get("topic") or ""
-    quoted = (
-        f"<blockquote style='margin:6px 0 6px 1em'>{e(str(setup))}</blockquote>" if setup else ""
-    )
-    return (
-        "<div class='argnb-reference' style='border-left:4px solid #6a4c93;padding:4px 10px'>"
-        f"<p><b>Reference session: {e(s.title)}</b><br>"
-        f"<span style='color:#6a4c93'><b>{e(s.label)}.</b></span></p>"
-        f"{quoted}<p>{e(s.about)}</p>"
-        + (f"<p><b>What to look for</b></p><ol>{looks}</ol>" if looks else "")
-        + "</div>"
-    )

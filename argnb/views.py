@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from argnb.reference import ReferenceSession
     from argnb.transcript import Transcript
 
 
@@ -55,3 +56,21 @@ def render_html(tr: Transcript) -> str:
     c = tr.cost
     parts.append(f"<p style='color:#666;font-size:85%'>{len(tr.turns)} turns, {c}</p></div>")
     return "".join(parts)
+
+
+def reference_html(s: ReferenceSession) -> str:
+    """The session's label, what it is about and what to look for (escaped HTML)."""
+    e = esc
+    looks = "".join(f"<li>{e(x)}</li>" for x in s.look_for)
+    setup = s.setup.get("argument") or s.setup.get("motion") or s.setup.get("topic") or ""
+    quoted = (
+        f"<blockquote style='margin:6px 0 6px 1em'>{e(str(setup))}</blockquote>" if setup else ""
+    )
+    return (
+        "<div class='argnb-reference' style='border-left:4px solid #6a4c93;padding:4px 10px'>"
+        f"<p><b>Reference session: {e(s.title)}</b><br>"
+        f"<span style='color:#6a4c93'><b>{e(s.label)}.</b></span></p>"
+        f"{quoted}<p>{e(s.about)}</p>"
+        + (f"<p><b>What to look for</b></p><ol>{looks}</ol>" if looks else "")
+        + "</div>"
+    )

@@ -11,6 +11,8 @@ repair, with :func:`too_long` as its check); a revision still too long is cut wi
     'A very long first…'
     >>> drop_repeats("Cars pollute. Shops suffer. cars pollute! Air matters.")
     'Cars pollute. Shops suffer. Air matters.'
+    >>> distinct(["AI helps. AI helps.", "It helps, too.", "ai helps"])
+    ['AI helps.', 'It helps, too.']
 
 And the grammar of what views say about counts and speakers:
 
@@ -23,7 +25,7 @@ And the grammar of what views say about counts and speakers:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"')\]])\s+")
 
@@ -66,13 +68,37 @@ def cut_to_words(text: str, limit: int) -> str:
     return " ".join(text.split()[:limit]).rstrip(",;:") + "…"
 
 
+def _key(sentence: str) -> str:
+    return re.sub(r"[^a-z0-9 ]", "", sentence.lower()).strip()
+
+
+def distinct(items: Iterable[str]) -> list[str]:
+    """The items of a list (summary sentences, agreements) without any sentence said before in
+    the list, and without the items nothing is left of: the one rule of :func:`drop_repeats`,
+    over a list."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        kept = []
+        for sentence in _SENTENCE_END.split(" ".join(str(item).split())):
+            key = _key(sentence)
+            if key and key in seen:
+                continue
+            seen.add(key)
+            kept.append(sentence)
+        text = " ".join(kept).strip()
+        if text:
+            out.append(text)
+    return out
+
+
 def drop_repeats(text: str) -> str:
     """The text without sentences that repeat an earlier one (case and punctuation aside):
     small models fall into loops, and a spoken turn never says the same sentence twice."""
     seen: set[str] = set()
     kept = []
     for sentence in _SENTENCE_END.split(" ".join(text.split())):
-        key = re.sub(r"[^a-z0-9 ]", "", sentence.lower()).strip()
+        key = _key(sentence)
         if key and key in seen:
             continue
         seen.add(key)

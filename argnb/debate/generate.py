@@ -53,7 +53,14 @@ from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
 from argnb.transcript import Cost, Turn
-from argnb.words import count_words, cut_to_words, drop_repeats, token_budget, too_long
+from argnb.words import (
+    count_words,
+    cut_to_words,
+    distinct,
+    drop_repeats,
+    token_budget,
+    too_long,
+)
 
 PACKAGE = "argnb.debate"
 WORDS = 120
@@ -546,8 +553,8 @@ class Debater:
         t = self.template("summarize")
         agent = Agent("summarization agent", self.judge or self.backend, system=t.render("system"))
 
-        def lines(xs: list[str]) -> list[str]:
-            return [" ".join(x.split()) for x in xs if x.strip()]
+        def lines(xs: list[str]) -> list[str]:  # no sentence twice (small models loop)
+            return distinct(xs)
 
         resp = await agent.arespond(
             t.render(
@@ -560,9 +567,9 @@ class Debater:
             SummaryAnswer,
             role="summary",
             round=rnd,
-            text=lambda v: v.overview,
+            text=lambda v: drop_repeats(v.overview),
             payload=lambda v: Summary(
-                overview=v.overview,
+                overview=drop_repeats(v.overview),
                 supporting=lines(v.supporting),
                 opposing=lines(v.opposing),
                 divergence=lines(v.divergence),
@@ -573,7 +580,7 @@ class Debater:
         v = resp.value
         text = "\n".join(
             [
-                v.overview,
+                drop_repeats(v.overview),
                 *(f"For: {x}" for x in lines(v.supporting)),
                 *(f"Against: {x}" for x in lines(v.opposing)),
                 *(f"They diverge on: {x}" for x in lines(v.divergence)),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc as e
+from argnb.words import count
 
 if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
@@ -24,9 +25,15 @@ _BOX = (
 
 
 def _cost(turns: Iterable[Turn]) -> str:
+    """The cost line; authored reference answers were written, not generated, and say so."""
+    from argnb.reference import MODEL
     from argnb.transcript import Cost
 
-    return str(Cost.of(turns))
+    turns = list(turns)
+    cost = Cost.of(turns)
+    if cost.calls and all(t.model == MODEL for t in turns if t.calls):
+        return f"{count(cost.calls, 'authored answer')} replayed, no model called"
+    return str(cost)
 
 
 def step_html(t: Turn) -> str:
@@ -113,7 +120,7 @@ def utterance_box(t: Turn) -> str:
         if p.accepted is not None:
             flags.append("accepted" if p.accepted else "not accepted")
         if p.revisions:
-            flags.append(f"{p.revisions} revision(s)")
+            flags.append(count(p.revisions, "revision"))
         if p.bound_hit:
             flags.append("revision bound hit")
         if p.concluding:
@@ -159,8 +166,20 @@ def debate_html(tr: Transcript, *, steps: bool = True) -> str:
         else:
             pending.append(t)
     if tr.outcome:
-        out.append(f"<p style='color:#555'>{e(tr.outcome)} — cost: {e(_cost(tr.turns))}</p>")
+        out.append(f"<p style='color:#555'>{e(outcome_text(tr))}</p>")
     return "<div>" + "".join(out) + "</div>"
+
+
+def outcome_text(tr: Transcript) -> str:
+    """A finished debate's outcome and cost in words (a replayed reference debate cost nothing:
+    its answers were written, not generated)."""
+    o = tr.outcome
+    failures = ", ".join(str(n + 1) for n in o.get("stance_failures", [])) or "none"
+    paid = _cost(tr.turns)
+    return (
+        f"{count(o.get('turns', 0), 'turn')} ({o.get('generated', 0)} generated), ended: "
+        f"{o.get('ended', '?')}; turns failing the stance check: {failures}; cost: {paid}"
+    )
 
 
 def trace_html(trace: RetrievalTrace) -> str:

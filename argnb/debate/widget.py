@@ -1,6 +1,6 @@
 """The learner debates the agent: pick a motion and a side, write a turn, read the reply.
 
-    motion (from the memory, or your own) · your side · [Start]
+    motion (from the memory, or your own) · your side · [Start] [Replay the reference turn]
     dialogue panel: your turns and the agent's, the agent's text streaming in as it is written
     your turn: [text box] [Send]
     the agent's steps for its last reply: keywords, retrieved passages and their schemes, the
@@ -72,6 +72,12 @@ class DebateWidget(Working):
             style={"button_width": "110px"},
         )
         self.start_button = w.Button(description="Start", button_style="primary", icon="play")
+        self.reference_button = w.Button(
+            description="Replay the reference turn",
+            icon="book",
+            tooltip="a turn written by the course authors, not produced by a model",
+            layout=w.Layout(width="auto", min_width="fit-content", flex="0 0 auto"),
+        )
         self.status = w.HTML()
         self.dialogue = w.HTML(
             "<div style='color:#999'>Choose a motion and your side, then Start.</div>",
@@ -93,7 +99,7 @@ class DebateWidget(Working):
             "debate with the agent",
             [
                 self.motion,
-                w.HBox([self.side, self.start_button]),
+                w.HBox([self.side, self.start_button, self.reference_button]),
                 self.status,
                 w.HTML("<b>Debate</b>"),
                 self.dialogue,
@@ -105,6 +111,7 @@ class DebateWidget(Working):
         )
         self.widget.add_class("argnb-debate")
         self.start_button.on_click(lambda _: self.start())
+        self.reference_button.on_click(lambda _: self.replay_reference())
         self.send_button.on_click(lambda _: self.send())
 
     # -- actions ---------------------------------------------------------------------------
@@ -132,6 +139,43 @@ class DebateWidget(Working):
             self._ready()
         else:
             self._work(self._reply)
+
+    def replay_reference(self) -> None:
+        """Replay the course authors' reference turn (``assets/debate/reference_turn.json``)
+        through the real pipeline, no model called; the learner may then answer it, as con."""
+        if self.busy:
+            return
+        from argnb.debate.reference import areplay_turn, history, load_reference
+
+        session = load_reference()
+        topic = str(session.setup["motion"])
+        tr = Transcript(
+            kind="debate",
+            title=topic,
+            meta={"topic": topic, "reference": {"file": session.source}},
+        )
+        for stance, text in history(session):
+            tr.add(utterance_turn(stance, text, topic))
+        self.transcript = tr
+        self.motion.value = topic
+        self.side.value = other(str(session.setup.get("stance", "pro")))
+        self.start_button.description = "New debate"
+        self._draw()
+        self.steps.value = ""
+
+        async def replay() -> None:
+            u = await areplay_turn(session, on_event=self._on_event)
+            for t in u.turns:
+                tr.add(t)
+            self.live.value = ""
+            self._draw()
+            self.steps.value = steps_html(list(u.turns))
+            self.note.text(f"Reference turn ({session.label}): {u.text[:400]}")
+
+        self._work(
+            replay,
+            done=f"Replayed: {session.label}. Answer it yourself, or Start a new debate.",
+        )
 
     def send(self, text: str | None = None) -> None:
         """The learner's turn (the box's text), then the agent's reply."""
@@ -178,12 +222,12 @@ class DebateWidget(Working):
         c = result.cost
         self.note.text(f"Last reply ({result.method}, {c}): {result.text[:400]}")
 
-    def _work(self, coro: Any) -> None:
+    def _work(self, coro: Any, done: str = "") -> None:
         self._set_input(False)
         self._say("The agent is thinking…")
         self.worker.run(
             coro,
-            on_success=lambda: self._say(""),
+            on_success=lambda: self._say(done),
             on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
             on_done=self._ready,
         )

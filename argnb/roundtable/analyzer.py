@@ -27,6 +27,7 @@ from argnb.llm.base import Options
 from argnb.roundtable.payloads import Analysis
 from argnb.roundtable.schemas import SENTENCES, UNCLEAR, analysis_schema
 from argnb.roundtable.seat import Seat
+from argnb.words import distinct
 
 #: the longest analysis the bounded schema allows (about 4,000 characters) fits in this
 OPTIONS = Options(max_tokens=1100)
@@ -36,8 +37,8 @@ def to_payload(answer: Any, upto: int, trigger: str) -> Analysis:
     """The validated answer as the transcript's :class:`Analysis` (blank items dropped)."""
     data = answer.model_dump()
 
-    def keep(items: list[str]) -> list[str]:
-        return [" ".join(s.split()) for s in items if s and s.strip()]
+    def keep(items: list[str]) -> list[str]:  # no sentence twice (small models loop)
+        return distinct(s for s in items if s)
 
     arguments = []
     for a in data["argument_map"]:

@@ -1,8 +1,9 @@
 """A deliberator: proposes, argues, counters and collaborates -- in at most 150 words.
 
-The word limit holds in code: a longer reply gets one revision turn (the agent turn's repair,
-quoting the count); a revision that is still too long is cut at the last sentence boundary
-within the limit. The transcript keeps the rejected first reply and says whether the final one
+A sentence said twice in one reply is dropped (small models loop; the one rule of
+:func:`argnb.words.drop_repeats`). The word limit holds in code: a longer reply gets one
+revision turn (the agent turn's repair, quoting the count); a revision that is still too long is
+cut at the last sentence boundary within the limit. The transcript keeps the rejected first reply and says whether the final one
 was revised or cut, and how long it was before the cut (the word tools: :mod:`argnb.words`).
 """
 
@@ -16,7 +17,7 @@ from argnb.agents import Agent, Response
 from argnb.llm.base import Options
 from argnb.llm.live import LiveBackend
 from argnb.roundtable.seat import Seat
-from argnb.words import token_budget, too_long
+from argnb.words import drop_repeats, token_budget, too_long
 
 WORD_LIMIT = 150
 
@@ -59,6 +60,7 @@ class Deliberator(Seat):
             tpl.render("user", context=context, name=self.name, limit=limit),
             None,
             role="contribution",
+            parse=drop_repeats,
             check=too_long(limit),
             repair=tpl.render("revise", limit=limit, problems="$problems"),
             strict=False,

@@ -54,7 +54,7 @@ from argnb.roundtable.payloads import (
 )
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT, UNKNOWN, TurnRules
 from argnb.transcript import Cost, Transcript, Turn
-from argnb.words import count_words, cut_to_words
+from argnb.words import count_words, cut_to_words, drop_repeats
 
 HUMAN_PASS = "/pass"
 HUMAN_END = "/end"
@@ -331,7 +331,7 @@ class Session:
         a = resp.value
         agenda = Agenda(
             topic=self.topic,
-            scope=a.scope.strip() if a else "",
+            scope=drop_repeats(a.scope) if a else "",
             criteria=[c.strip() for c in a.criteria if c.strip()] if a else [],
             participants=self._participants(),
             turns=self.turns,
@@ -339,7 +339,7 @@ class Session:
             analyze_every=self.analyze_every,
             word_limit=self.word_limit,
         )
-        welcome = a.welcome.strip() if a else ""
+        welcome = drop_repeats(a.welcome) if a else ""
         text = record.agenda_text(agenda, welcome)
         if resp.valid:
             turn = resp.turn.model_copy(update={"role": "agenda", "text": text, "payload": agenda})
@@ -381,7 +381,7 @@ class Session:
         decision = Decision(
             step=step,
             intent=v.intent if v else "",
-            message=" ".join(v.message.split()) if v else "",
+            message=drop_repeats(v.message) if v else "",
             choice=choice,
             speaker=ruling.speaker,
             allowed=allowed,

@@ -78,10 +78,9 @@ def table_backend(
             }
         name = re.search(r"What do you think, (.+?)\?", req.prompt)
         who = name.group(1) if name else "I"
-        sentence = f"{who} thinks this step by step and offers a proposal."
-        out = []
+        out = []  # distinct sentences: a repeated one would be dropped (argnb.words.drop_repeats)
         while len(" ".join(out).split()) < words:
-            out.append(sentence)
+            out.append(f"{who} thinks this step by step and offers proposal {len(out) + 1}.")
         return " ".join(out)
 
     return ScriptedBackend(answer, model=model, **kw)

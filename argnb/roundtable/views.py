@@ -73,7 +73,7 @@ def format_turn(tr: Transcript, turn: Turn) -> str:
     if isinstance(p, Override):
         return f"  ⚑ {turn.text}"
     if isinstance(p, Flag):
-        return f"  ? fallacy check: {p.note or p.error or p.label}"
+        return f"  ⚠ fallacy check: {p.note or p.error or p.label}"
     if isinstance(p, Analysis):
         return "\n".join(analysis_lines(p))
     if isinstance(p, End):
@@ -224,9 +224,11 @@ def turn_html(tr: Transcript, turn: Turn) -> str:
     if isinstance(p, Flag):
         if p.label != 1:
             return ""
+        target = tr.turns[p.target] if 0 <= p.target < len(tr.turns) else None
+        flagged = f"{target.speaker}'s contribution" if target else "a contribution"
         return (
             "<div style='color:#a50f15;font-size:11px;margin:2px 0 2px 12px'>"
-            f"? the fallacy check flags turn {p.target}: {esc(p.note)}</div>"
+            f"⚠ the fallacy check flags {esc(flagged)}: {esc(p.note)}</div>"
         )
     if isinstance(p, HumanTurn) and p.action != "say":
         return (

@@ -126,6 +126,12 @@ class RoundtableWidget(Working):
             layout=w.Layout(width="170px"),
         )
         self.start_button = w.Button(description="Start", button_style="primary", icon="play")
+        self.reference_button = w.Button(
+            description="Replay the reference session",
+            icon="book",
+            tooltip="a session written by the course authors, not produced by a model",
+            layout=w.Layout(width="auto", min_width="fit-content", flex="0 0 auto"),
+        )
         self.status = w.HTML()
         self.setup = w.VBox(
             [
@@ -225,13 +231,14 @@ class RoundtableWidget(Working):
                 self.gone,
                 self.heartbeat,
                 self.setup,
-                w.HBox([self.start_button, self.status]),
+                w.HBox([self.start_button, self.reference_button, self.status]),
                 w.HBox([left, right]),
                 self.feedback_box,
             ],
         )
         self.widget.add_class("argnb-roundtable")
         self.start_button.on_click(lambda _: self.start())
+        self.reference_button.on_click(lambda _: self.replay_reference())
         self.send_button.on_click(lambda _: self.send())
         self.pass_button.on_click(lambda _: self.send(HUMAN_PASS))
         self.end_button.on_click(lambda _: self.send(HUMAN_END))
@@ -301,6 +308,31 @@ class RoundtableWidget(Working):
         self.setup.layout.display = "none"
         self.start_button.layout.display = "none"
         self._work(self.session.aadvance)  # type: ignore[union-attr]
+
+    def replay_reference(self, delay: float = 0.3) -> None:
+        """Replay the course authors' reference session (``assets/roundtable/
+        reference_session.json``) in the panels: the real session runs on their written answers,
+        no model is called. A session of your own can be started afterwards."""
+        if self.busy or (self.session is not None and self.session.ended is None):
+            return
+        from argnb.roundtable.reference import load_reference, replay_session
+        from argnb.roundtable.session import replay
+
+        reference = load_reference()
+        self.session = None
+        self.dialogue.children = ()
+        self.history.options = []
+        self.analysis_text.value = self.map_view.value = ""
+        self._say(f"Replaying: {reference.label}.")
+
+        def run() -> None:
+            tr = replay_session(reference).transcript
+            for turn, partial in replay(tr, delay):
+                self.shown = partial
+                self._draw_turn(partial, turn)
+            self._say(f"Replayed all {len(tr.turns)} turns: {reference.label}.")
+
+        self.worker.start(run, on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", True))
 
     def send(self, text: str | None = None) -> None:
         """The human's turn: the box's text (or ``/pass``, ``/end``)."""

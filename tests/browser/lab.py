@@ -210,9 +210,12 @@ app.commands.execute('notebook:run-all-cells').then(
         )
 
     def map_frames(self) -> list[Any]:
-        """The Playwright frames of the live maps (sandboxed iframes) in this notebook."""
+        """The Playwright frames of the live maps (sandboxed iframes) in this notebook's outputs;
+        a map inside a widget's panel (the roundtable's analyzer) is the widget's, not an output."""
         frames = []
         for handle in self.page.locator(".jp-Notebook .argnb-map iframe").element_handles():
+            if handle.evaluate("n => n.closest('.jupyter-widgets') !== null"):
+                continue
             frame = handle.content_frame()
             if frame is not None:
                 frames.append(frame)

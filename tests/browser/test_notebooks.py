@@ -184,10 +184,26 @@ NOTEBOOKS: dict[str, Case] = {
         "widget = RatingWidget(", rate_critique, ("demo.preview(", "board = score_many(")
     ),
     "04_retrieval_debate.ipynb": Case(
-        "DebateWidget(agent", debate_the_agent, ("debate_map(debate).show(", "trace.priors_frame()")
+        "DebateWidget(agent",
+        debate_the_agent,
+        (
+            'load_reference("turn")',
+            "reference_turn = replay_turn(",
+            "reference_debate = replay_debate()",
+            "reference_debate_map.show(",
+            "debate_map(debate).show(",
+            "trace.priors_frame()",
+        ),
     ),
     # the widget's own interaction (human turns, XSS, kernel notice): tests/roundtable/test_browser.py
-    "05_roundtable.ipynb": Case(),
+    "05_roundtable.ipynb": Case(
+        show=(
+            "load_reference()",
+            "reference = replay_session(",
+            "reference.to_map().show(",
+            'RoundtableWidget.replay(workdir / "reference.json"',
+        )
+    ),
 }
 
 

@@ -43,3 +43,27 @@ def test_the_agent_opens_when_the_learner_argues_against_and_empty_turns_are_ref
     w.send("   ")
     assert "Write your argument first" in w.status.value
     assert len(utterances(w.transcript)) == 1
+
+
+def test_the_reference_turn_replays_beside_start_and_the_learner_can_answer_it():
+    d = Debater(role_backend(text="Shops adapt."), "llm", name="Agent")
+    w = DebateWidget(d, ["Ban cars"], autosave=None)
+    assert w.reference_button.description == "Replay the reference turn"
+    w.replay_reference()
+    w.wait(30)
+    assert w.error is None
+    said = utterances(w.transcript)
+    assert [t.payload.stance for t in said] == ["pro", "con", "pro"] and said[-1].speaker == "Pro"
+    assert "third" in said[-1].text and "Oslo" in w.dialogue.value
+    assert "not produced by a model" in w.status.value
+    assert "flaws" in w.steps.value and "verdict" in w.steps.value
+    assert w.learner_side == "con" and not w.input.disabled  # the learner may answer it
+    w.send("Oslo is not my city.")
+    w.wait(30)
+    assert [t.payload.stance for t in utterances(w.transcript)] == [
+        "pro",
+        "con",
+        "pro",
+        "con",
+        "pro",
+    ]

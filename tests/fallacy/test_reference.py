@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from argnb.course import asset_dir
+from argnb.debate.reference import replay_debate, replay_turn
 from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
 from argnb.reference import MODEL, ReferenceMismatch, ReferenceSession
+from argnb.roundtable.reference import replay_session
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "assets" / "fallacy" / "reference_deliberation.json"
@@ -120,7 +122,12 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path):
 
 
 #: every protocol with shipped reference sessions, and the function that replays one
-REPLAYERS = {"fallacy.deliberation": replay_reference}
+REPLAYERS = {
+    "fallacy.deliberation": replay_reference,
+    "debate.turn": replay_turn,
+    "debate.simulate": replay_debate,
+    "roundtable.session": replay_session,
+}
 
 
 @pytest.mark.parametrize(

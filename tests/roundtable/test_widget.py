@@ -248,3 +248,17 @@ def test_a_session_object_keeps_its_own_settings(make_session) -> None:
     s: Session = make_session()
     w = RoundtableWidget(session=s, autosave=None)
     assert w.session is s and s.on_event is not None and w.setup.layout.display == "none"
+
+
+def test_the_reference_session_replays_beside_start(tmp_path) -> None:
+    w = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    assert w.reference_button.description == "Replay the reference session"
+    w.replay_reference(delay=0.0)
+    w.wait(30)
+    assert w.error is None
+    assert "Replayed all" in w.status.value and "not produced by a model" in w.status.value
+    shown = " ".join(c.value for c in w.dialogue.children)
+    assert "Override" in shown and "one student" in shown
+    assert len(w.history.options) == 3 and "Noting AI use" in w.analysis_text.value
+    assert w.session is None  # a session of one's own can still be started from the form
+    w.close()
