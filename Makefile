@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab START_HERE.ipynb
 
 test: $(VENV)/.installed lint
 	$(BIN)/pytest -m "" -p no:cacheprovider tests
