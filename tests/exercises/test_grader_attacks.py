@@ -265,7 +265,16 @@ def batch(tmp_path_factory):
     why = unavailable()
     if why:
         pytest.skip(why)
-    scratch_before = set(Path("/tmp").glob("argnb-grade-*"))
+    # the scratch folders this batch makes (other processes on the machine may grade too)
+    from argnb.exercises import sandbox as sb
+
+    made: list[Path] = []
+    create = sb.Scratch.create
+
+    def recorded() -> sb.Scratch:
+        scratch = create()
+        made.append(scratch.root)
+        return scratch
 
     tmp = tmp_path_factory.mktemp("attacks")
     root = tmp / "exercises"
@@ -322,9 +331,11 @@ def batch(tmp_path_factory):
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
     old = os.environ.get("OPENAI_API_KEY")
     os.environ["OPENAI_API_KEY"] = SECRET
+    sb.Scratch.create = recorded  # type: ignore[method-assign]
     try:
         grades = g.grade(subs, root / "99_toy", timeout=40, jobs=2)
     finally:
+        sb.Scratch.create = create  # type: ignore[method-assign]
         if old is None:
             del os.environ["OPENAI_API_KEY"]
         else:
@@ -338,7 +349,9 @@ def batch(tmp_path_factory):
         ["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True, check=False
     ).stdout.split()
     return {
-        "scratch_left": set(Path("/tmp").glob("argnb-grade-*")) - scratch_before,
+        "scratch_made": made,
+        "submissions": len([p for p in subs.iterdir() if p.is_dir()]),
+        "scratch_left": {p for p in made if p.exists()},
         "grades": grades,
         "rows": {(r.student, r.check): r for r in grades.rows},
         "out": out,
@@ -446,6 +459,7 @@ def test_honest_notebooks_are_not_flagged(batch):
 
 
 def test_the_machine_is_left_clean(batch):
+    assert len(batch["scratch_made"]) >= batch["submissions"]  # one per submission, at least
     assert batch["scratch_left"] == set()
     assert batch["canary"].read_text() == FILE_SECRET
 
@@ -465,7 +479,7 @@ def test_student_text_cannot_be_a_formula_in_grades_csv(batch):
 #: function and compare with a reference solver; each trick leaves the answers wrong
 REAL_TRICKS = {
     "redefine_check": "check_grounded = lambda *a, **k: 'right'",
-    "patch_checks_module": "import argnb.dialectic.checks as c\n"
+    "patch_checks_module": "import argnb.exercises.checks.dialectic as c\n"
     "c.check_grounded = lambda *a, **k: None",
     "patch_reference": "import argnb.dialectic as d\nd.grounded_extension = lambda a, b: set()",
     "patch_stdlib": "import random\n"
