@@ -43,7 +43,7 @@ SMOLLM2 = "smollm2-135m"
 #: prompt evaluation block: also the granularity of prefix reuse (a small model evaluates 64-token
 #: blocks as fast as 512-token ones on CPU, and finer blocks reuse more of a shared prefix)
 N_BATCH = 64
-#: llama.cpp's repetition penalty by default: off (see docs/roundtable.md, "Loops", for why)
+#: llama.cpp's repetition penalty by default: off (why: docs/roundtable.md, "The repetition penalty")
 REPEAT_PENALTY = 1.0
 
 _MODELS: dict[tuple, Any] = {}
