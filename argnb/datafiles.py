@@ -72,6 +72,28 @@ def json_document(path: str | Path, flag: str = "--data") -> Any:
         ) from None
 
 
+def yaml_document(
+    path: str | Path, flag: str = "--config", *, what: str = "YAML file", hint: str = ""
+) -> Any:
+    """The plain data of a YAML file (``safe_load``: no Python objects), an empty file ``{}``.
+
+    One reader for the files a learner writes by hand (a roundtable's session, a dialogue's
+    stances): a missing file, a folder, text that is not UTF-8 or not YAML is one line.
+    """
+    import yaml
+
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"no {what} at {p}", hint=hint or f"check the path ({flag} FILE)")
+    text = read_text(p, flag)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"{p} is not valid YAML: {first}", hint=hint or None) from None
+    return {} if data is None else data
+
+
 # -- tables: rows of JSON Lines or CSV, checked against what the command expects ------------------
 #: the two layouts of a table file, by what the file holds (not by its name)
 TABLE_KINDS = ("jsonl", "csv")

@@ -1,6 +1,6 @@
 """How often the embedded model repeats a sentence inside one spoken turn or summary.
 
-    python benchmarks/bench_repeats.py [--out FILE.json]
+    python benchmarks/bench_repeats.py [--raw] [--repeat-penalty 1.1] [--no-cache] [--out FILE.json]
 
 Runs a 12-turn roundtable (moderator, two deliberators, analyzer every 4 turns, a scripted
 human) and a 6-turn simulated debate (``llm`` on both sides, stance checks off) on the embedded
@@ -9,16 +9,25 @@ moderator messages, the agenda's welcome, analysis summaries, debate utterances 
 that repeat an earlier sentence of the same text (case and punctuation aside, the rule of
 :func:`argnb.words.drop_repeats`). Run it on a commit before and after the rule to compare; the
 model is deterministic (temperature 0), so the same commit gives the same numbers.
+
+``--raw`` switches the rule off for the run (the roundtable's and debate's names for it are
+replaced by a pass-through), so the counts are of the model's own text: how often it loops.
+``--repeat-penalty`` sets llama.cpp's repetition penalty of the embedded backend (1.0 is off);
+``--raw`` runs with and without it say whether the penalty makes the model loop less. The
+``digest`` (SHA-256 of every turn's speaker, role, text, payload and validity, in order) compares two runs byte for byte; with
+``--no-cache`` every reply comes from the model, so equal digests show the run is deterministic.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -48,7 +57,26 @@ def repeated(texts: list[str]) -> tuple[int, int]:
     return again, total
 
 
-def roundtable_texts(backend) -> dict[str, list[str]]:
+def rule_off() -> None:
+    """Record the model's text as written: the modules' sentence rule becomes a pass-through."""
+    import argnb.debate.generate as gen
+    import argnb.roundtable.analyzer as ana
+    import argnb.roundtable.deliberator as dlb
+    import argnb.roundtable.session as ses
+
+    def same(text: str) -> str:
+        return " ".join(text.split())
+
+    def keep(items) -> list[str]:
+        return [same(str(x)) for x in items if str(x).strip()]
+
+    for mod in (gen, dlb, ses):
+        mod.drop_repeats = same  # type: ignore[attr-defined]
+    for mod in (gen, ana):
+        mod.distinct = keep  # type: ignore[attr-defined]
+
+
+def roundtable_texts(backend) -> tuple[dict[str, list[str]], Any]:
     from argnb.roundtable import Session
 
     s = Session(
@@ -72,33 +100,52 @@ def roundtable_texts(backend) -> dict[str, list[str]]:
             out["welcome"].append(t.text.split("\n")[0])
         elif t.role == "analysis" and getattr(p, "summary", None):
             out["summary"].append(" ".join(p.summary))
-    return out
+    return out, s.transcript
 
 
-def debate_texts(backend) -> dict[str, list[str]]:
+def debate_texts(backend) -> tuple[dict[str, list[str]], Any]:
     from argnb.debate import Debater
     from argnb.debate.simulate import simulate
 
     pro = Debater(backend, "llm", name="Pro", words=80)
     con = Debater(backend, "llm", name="Con", words=80)
     tr = simulate(MOTION, pro, con, turns=6, check=False, stop_when_concluded=False)
-    return {"utterance": [t.text for t in tr.turns if t.role == "utterance" and t.text]}
+    return {"utterance": [t.text for t in tr.turns if t.role == "utterance" and t.text]}, tr
+
+
+def fingerprint(digest: Any, transcript: Any) -> None:
+    """Feed what every turn recorded (speaker, role, text, payload, valid; not the timings, ``*_s``)."""
+    for t in transcript.turns:
+        payload = {k: v for k, v in t.payload.data().items() if not k.endswith("_s")}
+        data = [t.speaker, t.role, t.text, payload, t.valid]
+        digest.update(json.dumps(data, sort_keys=True, default=str).encode())
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
+    ap.add_argument("--raw", action="store_true", help="count the model's text, the rule off")
+    ap.add_argument("--repeat-penalty", type=float, help="llama.cpp's (1.0 = off)")
+    ap.add_argument("--no-cache", action="store_true", help="every reply from the model")
     args = ap.parse_args()
     import argnb
 
-    backend = argnb.connect("local")  # deterministic; the response cache only saves time
-    rows = {}
+    if args.raw:
+        rule_off()
+    kw = {} if args.repeat_penalty is None else {"repeat_penalty": args.repeat_penalty}
+    # deterministic; the response cache only saves time
+    backend = argnb.connect("local", cache=not args.no_cache, **kw)
+    rows: dict = {"backend": backend.describe(), "raw": args.raw}
+    digest = hashlib.sha256()
     start = time.perf_counter()
     for name, fn in (
         ("roundtable (12 turns)", roundtable_texts),
         ("debate (6 turns)", debate_texts),
     ):
-        for kind, texts in fn(backend).items():
+        texts_by_kind, transcript = fn(backend)
+        fingerprint(digest, transcript)
+        rows[f"{name}: invalid answers"] = sum(not t.valid for t in transcript.turns)
+        for kind, texts in texts_by_kind.items():
             again, total = repeated(texts)
             rows[f"{name}: {kind}"] = row = {
                 "texts": len(texts),
@@ -107,7 +154,14 @@ def main() -> None:
                 "share": round(again / total, 3) if total else None,
             }
             print(f"{name + ': ' + kind:40} {row}", flush=True)
-    print(f"{time.perf_counter() - start:.0f} s")
+    ledger = backend.ledger
+    rows["model calls"] = ledger.calls()
+    rows["from cache"] = ledger.calls(include_cached=True) - ledger.calls()
+    rows["seconds"] = round(time.perf_counter() - start)
+    rows["digest"] = digest.hexdigest()
+    print(
+        {k: rows[k] for k in ("backend", "raw", "model calls", "from cache", "seconds", "digest")}
+    )
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1), encoding="utf-8")
 

@@ -29,6 +29,7 @@ from argnb.critique.schemas import BaselineAnswer, DimensionAnswer, RubricAnswer
 from argnb.llm.base import Backend, Message, Options
 from argnb.prompts import load
 from argnb.transcript import Transcript, Turn
+from argnb.words import drop_repeats
 
 JudgeKind = Literal["baseline", "rubric"]
 
@@ -185,20 +186,23 @@ class Judge:
         return ans.model_dump_json()
 
     def _record(self, value: BaseModel, critique_id: str) -> tuple[JudgeRating, str]:
-        """The typed payload and the reasoning text of a validated answer."""
+        """The typed payload and the reasoning text of a validated answer: the rationale shown
+        says no sentence twice (small models loop; :func:`argnb.words.drop_repeats`), the scores
+        are kept as answered."""
         if isinstance(value, BaselineAnswer):
             rating = JudgeRating(
                 critique_id=critique_id, judge=self.name, ratings={"overall": float(value.overall)}
             )
-            return rating, value.reasoning
+            return rating, drop_repeats(value.reasoning)
         per = {d: getattr(value, d) for d in DIMENSIONS}
+        why = {d: drop_repeats(a.reasoning) for d, a in per.items()}
         rating = JudgeRating(
             critique_id=critique_id,
             judge=self.name,
             ratings={d: float(a.score) for d, a in per.items()},
-            reasoning_by_dimension={d: a.reasoning for d, a in per.items()},
+            reasoning_by_dimension=why,
         )
-        return rating, "\n".join(f"{LABELS[d]}: {a.reasoning}" for d, a in per.items())
+        return rating, "\n".join(f"{LABELS[d]}: {why[d]}" for d in per)
 
     async def arate(self, item: RatedCritique) -> Judgement:
         """Rate one critique. An answer that never validates gives a Judgement with ``error`` set."""

@@ -62,21 +62,21 @@ class Case(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> Case:
-        """Read a stances file (YAML)."""
-        from argnb.errors import ArgnbError
+        """Read a stances file (YAML); every mistake in it is one line."""
+        from pydantic import ValidationError
 
-        p = Path(path)
-        if not p.exists():
-            raise ArgnbError(
-                f"no stances file {p}", hint="pass --example camera, or a path to a YAML file"
-            )
+        from argnb.datafiles import yaml_document
+        from argnb.errors import DataError
+
+        hint = "see argnb/dialectic/data/camera.yaml for the format"
+        data = yaml_document(path, "--example", what="stances file", hint=hint)
         try:
-            return cls.from_yaml(p.read_text(encoding="utf-8"))
-        except Exception as exc:  # yaml or validation error: say which file
-            raise ArgnbError(
-                f"{p}: not a valid stances file ({exc})".splitlines()[0],
-                hint="see argnb/dialectic/data/camera.yaml for the format",
-            ) from exc
+            return cls.model_validate(data)
+        except ValidationError as exc:  # say which file and the first mistake
+            e = exc.errors()[0]
+            loc = ".".join(str(x) for x in e["loc"]) or "(top)"
+            msg = f"{path}: not a valid stances file: {loc}: {e['msg']}"
+            raise DataError(msg.splitlines()[0], hint=hint) from None
 
     def to_yaml(self) -> str:
         import yaml

@@ -49,6 +49,7 @@ from argnb.dialectic.semantics import grounded_labelling
 from argnb.dialectic.synthesis import synthesize
 from argnb.llm.base import Backend, Options
 from argnb.transcript import Payload, Transcript, Turn
+from argnb.words import drop_repeats
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -167,8 +168,12 @@ class DialecticProtocol:
         return resp
 
     def accept(self, resp: Response, payload: Payload, text: str, role: str | None = None) -> Turn:
-        """Record an accepted answer's turn (its cost as measured) with the protocol's payload."""
-        update: dict[str, Any] = {"payload": payload, "text": text}
+        """Record an accepted answer's turn (its cost as measured) with the protocol's payload.
+
+        The spoken ``text`` never says a sentence twice (small models loop; the rule of
+        :func:`argnb.words.drop_repeats`); the payload's arguments, which the attack rules match
+        statements against, are kept as answered."""
+        update: dict[str, Any] = {"payload": payload, "text": drop_repeats(text)}
         if role is not None:
             update["role"] = role
         return self._record(resp.turn.model_copy(update=update))
@@ -346,7 +351,7 @@ class DialecticProtocol:
             lines.append(v)
             if v["status"] == "justified":
                 outcome = "justified"
-                final_answer = self.args[v["main_id"]][1].claim
+                final_answer = drop_repeats(self.args[v["main_id"]][1].claim)
                 break
         else:
             mains = [v["main_id"] for v in lines]

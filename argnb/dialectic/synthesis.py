@@ -34,6 +34,7 @@ from argnb.dialectic.schemas import (
     Rule,
 )
 from argnb.transcript import Payload, Turn
+from argnb.words import drop_repeats
 
 
 class Speaker(Protocol):
@@ -179,7 +180,7 @@ def synthesize(proto: Speaker, arg1: Argument, arg2: Argument) -> dict[str, Any]
     )
     if got.value is None:
         return out
-    answer = got.value.final_answer
+    answer = drop_repeats(got.value.final_answer)  # the synthesis says no sentence twice
     out["final_answer"] = answer
     synth = Argument.simple(core.strong, answer)
     arg_id = proto.add_argument(0, synth)

@@ -2,7 +2,9 @@
 
 The rules (speaking order, when it ends, tie-breaks) live in :mod:`argnb.fallacy.protocol`; the
 wording in ``prompts/deliberate.md``; this module only runs rounds: for every agent in turn it
-builds the prompt from everything said so far, makes one structured call, and records the turn.
+builds the prompt from everything said so far, makes one structured call, and records the turn
+(its reasoning without a sentence said twice: :func:`argnb.words.drop_repeats`, the rule of
+every spoken turn; the vote and confidence are recorded as answered).
 
     >>> from argnb.llm import ScriptedBackend
     >>> yes = {"action": "propose", "reasoning": "It generalizes from one case.", "vote": 1,
@@ -29,6 +31,7 @@ from argnb.fallacy.protocol import Decision, Vote, decide, seeded_rng, speaking_
 from argnb.fallacy.schemas import ACTIONS, OPENING_ACTIONS, Contribution, OpeningContribution
 from argnb.llm.base import Message
 from argnb.transcript import Cost, Costed, Transcript, Turn
+from argnb.words import drop_repeats
 
 DEFAULT_MAX_ROUNDS = 3
 
@@ -195,7 +198,7 @@ class Deliberation:
             self.messages(agent, text, round_no, said),
             Contribution if said else OpeningContribution,
             role=lambda c: c.action,
-            text=lambda c: c.reasoning,
+            text=lambda c: drop_repeats(c.reasoning),  # no sentence twice (small models loop)
             payload=lambda c: DeliberationTurn(
                 position=position,
                 order=order,

@@ -6,6 +6,10 @@ the JSON schema into a grammar), temperature 0 with a fixed seed, and every requ
 same bytes as on a freshly loaded model, so a lesson shows the same answer on every re-run. The
 shared start of consecutive prompts is not evaluated again (see :mod:`argnb.llm.prefix` for how
 that keeps outputs identical).
+
+``repeat_penalty`` (llama.cpp's, over the last 64 generated tokens; 1.0 = off, the default) is
+there to measure against small-model loops: the protocols already drop a repeated sentence from
+every spoken turn (:func:`argnb.words.drop_repeats`); ``benchmarks/bench_repeats.py`` compares.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ SMOLLM2 = "smollm2-135m"
 #: prompt evaluation block: also the granularity of prefix reuse (a small model evaluates 64-token
 #: blocks as fast as 512-token ones on CPU, and finer blocks reuse more of a shared prefix)
 N_BATCH = 64
+#: llama.cpp's repetition penalty by default: off (why: docs/roundtable.md, "The repetition penalty")
+REPEAT_PENALTY = 1.0
 
 _MODELS: dict[tuple, Any] = {}
 _LOAD_LOCK = threading.Lock()
@@ -210,6 +216,7 @@ class LocalBackend(Backend):
         n_ctx: int = 8192,
         n_threads: int | None = None,
         prefix_cache: bool = True,
+        repeat_penalty: float = REPEAT_PENALTY,
         **kw: Any,
     ) -> None:
         kw.pop("timeout", None)  # accepted like the HTTP backends' option; meaningless here
@@ -218,6 +225,16 @@ class LocalBackend(Backend):
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
         self.prefix_cache = prefix_cache
+        if (
+            isinstance(repeat_penalty, bool)
+            or not isinstance(repeat_penalty, int | float)
+            or not 0 < repeat_penalty <= 2
+        ):
+            raise ArgnbError(
+                f"repeat_penalty must be a number in (0, 2], not {repeat_penalty!r}",
+                hint="1.0 is off; 1.1 is llama.cpp's usual value",
+            )
+        self.repeat_penalty = float(repeat_penalty)
         self._llm: Any = None
 
     @property
@@ -240,6 +257,7 @@ class LocalBackend(Backend):
             "temperature": options.temperature,
             "max_tokens": options.max_tokens,
             "stream": stream,
+            "repeat_penalty": self.repeat_penalty,
         }
         if options.seed is not None:
             kwargs["seed"] = options.seed
@@ -329,7 +347,10 @@ class LocalBackend(Backend):
         return [SMOLLM2] if embedded_gguf() else []
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "file": self.path.name}
+        out = {"backend": self.name, "model": self.model, "file": self.path.name}
+        if self.repeat_penalty != REPEAT_PENALTY:  # another setting, other answers (cache key)
+            out["repeat_penalty"] = self.repeat_penalty
+        return out
 
 
 _LOCKS: dict[int, threading.Lock] = {}

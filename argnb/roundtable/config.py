@@ -69,20 +69,12 @@ class SessionConfig(BaseModel):
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> SessionConfig:
-        import yaml
+        """Read a session file (YAML); every mistake in it is one line."""
+        from argnb.datafiles import yaml_document
 
-        from argnb.datafiles import read_text
-
-        p = Path(path)
-        if not p.is_file():
-            raise ArgnbError(
-                f"no session file at {p}", hint="write a YAML file (see docs/roundtable.md)"
-            )
-        try:
-            data = yaml.safe_load(read_text(p, "--config")) or {}
-        except yaml.YAMLError as exc:
-            raise ArgnbError(f"{p} is not valid YAML: {str(exc).splitlines()[0]}") from None
-        return cls.parse(data, where=str(p))
+        hint = "write a YAML file (see docs/roundtable.md)"
+        data = yaml_document(path, "--config", what="session file", hint=hint)
+        return cls.parse(data, where=str(path))
 
     @classmethod
     def parse(cls, data: Any, where: str = "session config") -> SessionConfig:
