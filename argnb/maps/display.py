@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from argnb.maps.clean import one_line
 from argnb.maps.picture import to_png
 from argnb.maps.view import esc, iframe, to_html
+from argnb.words import shorten
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
@@ -38,8 +39,7 @@ _ONLOAD = "var s=this.parentNode.querySelector('.argnb-map-static');if(s){s.remo
 
 
 def _short(text: str, n: int = 90) -> str:
-    t = one_line(text)
-    return t if len(t) <= n else t[: n - 1].rstrip() + "…"
+    return shorten(one_line(text), n)
 
 
 def outline(m: ArgumentMap) -> str:

@@ -33,6 +33,7 @@ from argnb.roundtable.views import analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
+from argnb.words import count, shorten
 
 #: seconds without a heartbeat answer before the widget says the kernel is gone
 GONE_AFTER_S = 10
@@ -460,7 +461,8 @@ class RoundtableWidget(Working):
         if turn.text and turn.role != "agenda":
             said = sum(1 for t in tr.turns if isinstance(t.payload, Contribution))
             self.note.text(
-                f"{tr.title}: {said} contributions so far; last, {turn.speaker}: {turn.text[:300]}"
+                f"{tr.title}: {count(said, 'contribution')} so far; last, {turn.speaker}: "
+                f"{shorten(turn.text, 300)}"
             )
         if isinstance(p, Contribution) and self._live is not None:
             self._live.value = shown
