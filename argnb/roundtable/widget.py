@@ -42,6 +42,9 @@ BEAT_MS = 2000
 #: the least time between two repaints of a streaming message
 REPAINT_S = 0.08
 
+#: the analyze button's tooltip before a live session exists (or in a replay: no model to ask)
+NO_ANALYSIS_YET = "runs on a live session: press Start first (a replay shows its recorded analyses)"
+
 _ids = itertools.count(1)
 
 
@@ -181,6 +184,7 @@ class RoundtableWidget(Working):
             description="Analyze now",
             icon="search",
             disabled=True,
+            tooltip=NO_ANALYSIS_YET,
             layout=w.Layout(width="auto", min_width="max-content"),
         )
         self.history = w.Dropdown(
@@ -188,7 +192,8 @@ class RoundtableWidget(Working):
         )
         self.analysis_text = w.HTML("<div style='color:#999'>No analysis yet.</div>")
         self.analysis_text.add_class("argnb-rt-analysis")
-        self.map_view = w.HTML()
+        # never shrunk by the column: the iframe keeps its whole height inside the panel
+        self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="100%"))
         self.map_view.add_class("argnb-rt-map")
         right = w.VBox(
             [
@@ -204,6 +209,7 @@ class RoundtableWidget(Working):
             ],
             layout=w.Layout(width="40%", border_left="1px solid #ddd", padding="0 0 0 8px"),
         )
+        right.add_class("argnb-rt-side")
 
         # -- feedback form and kernel watch ---------------------------------------------------
         self.feedback = FeedbackForm(feedback)
@@ -259,6 +265,7 @@ class RoundtableWidget(Working):
         self.feedback.session = session.autosave.stem if session.autosave else session.topic
         for i, t in enumerate(session.transcript.turns):
             self._on_event(Event("turn", t.speaker, t.text, t, i))
+        self._analyze_state()
 
     def build(self) -> Session:
         """The session the form describes (the deliberators on their specs or the backend)."""
@@ -378,7 +385,7 @@ class RoundtableWidget(Working):
 
         def done() -> None:
             s = self.session
-            self.analyze_button.disabled = s is None or s.analyzer is None or s.ended is not None
+            self._analyze_state()
             if s is not None and s.waiting_for_human and not s.ended:
                 self._set_input(True)
 
@@ -388,6 +395,20 @@ class RoundtableWidget(Working):
             on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
             on_done=done,
         )
+
+    def _analyze_state(self) -> None:
+        """ "Analyze now" runs on demand whenever the worker is free -- after the session's end
+        too (the notebook promises it); where it cannot run, its tooltip says why."""
+        s = self.session
+        why = (
+            NO_ANALYSIS_YET
+            if s is None
+            else "this session has no analyzer"
+            if s.analyzer is None
+            else ""
+        )
+        self.analyze_button.disabled = bool(why)
+        self.analyze_button.tooltip = why or "run the analyzer on the dialogue so far"
 
     # -- drawing -----------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -497,7 +518,8 @@ class RoundtableWidget(Working):
 
         if not a.arguments:
             return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
-        page = analysis_map(a, title).to_html(color_by="agent", height=f"{self.map_height - 90}px")
+        # the network fills the frame below its legend, however many lines the legend wraps to
+        page = analysis_map(a, title).to_html(color_by="agent", fill=True)
         return iframe(page, self.map_height)
 
     def _on_beat(self, change: dict[str, Any]) -> None:
