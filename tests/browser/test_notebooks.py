@@ -53,6 +53,14 @@ UNTRUSTED_CONSOLE = ("Error: widget model not found", "Could not create a view f
 
 
 # -- the interactions -------------------------------------------------------------------------
+def kept(cell: Any, text: str) -> str:
+    """Wait until the widget's static line holds ``text`` (hidden while the widget is live, so
+    waited for in the page's model, not on screen); returns the line's text."""
+    result = cell.locator(".argnb-static-result", has_text=text)
+    result.wait_for(state="attached", timeout=UI_TIMEOUT_MS)
+    return result.text_content() or ""
+
+
 def connect_picker(nb: Notebook, ctx: dict) -> str:
     """00: a failed Connect (nothing listens), then connect to the Ollama test server."""
     cell = nb.cell("picker = BackendPicker()")
@@ -74,9 +82,7 @@ def connect_picker(nb: Notebook, ctx: dict) -> str:
     cell.locator("button", has_text="Connect").click()
     done = cell.locator(".widget-html", has_text="connected: ollama / smollm2-135m")
     done.wait_for(timeout=UI_TIMEOUT_MS)
-    cell.locator(".argnb-static-result", has_text="Connected to ollama").wait_for(
-        timeout=UI_TIMEOUT_MS
-    )
+    kept(cell, "Connected to ollama")
     return "Connected to ollama / smollm2-135m"
 
 
@@ -92,7 +98,7 @@ def classify_argument(nb: Notebook, ctx: dict) -> str:
     box.fill("My cousin got sick after the vaccine, so vaccines make people sick.")
     button.click()
     cell.locator(".widget-html", has_text="→").wait_for(timeout=UI_TIMEOUT_MS)
-    cell.locator(".argnb-static-result", has_text="Last answer").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last answer")
     return "My cousin got sick"
 
 
@@ -109,7 +115,7 @@ def edit_stance(nb: Notebook, ctx: dict) -> str:
     )
     status.first.wait_for(timeout=10 * UI_TIMEOUT_MS)  # a whole dialogue on the CPU
     assert "None" not in cell.locator(".widget-html").first.inner_text()
-    cell.locator(".argnb-static-result", has_text="Last run").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last run")
     return "Last run"
 
 
@@ -124,9 +130,7 @@ def rate_critique(nb: Notebook, ctx: dict) -> str:
     readout.press("Enter")
     cell.locator("button", has_text="Compare with experts").click()
     cell.locator(".widget-html", has_text="Your custom loss").wait_for(timeout=UI_TIMEOUT_MS)
-    note = cell.locator(".argnb-static-result", has_text="Your ratings so far (1")
-    note.wait_for(timeout=UI_TIMEOUT_MS)
-    assert "0.80" in note.inner_text()
+    assert "0.80" in kept(cell, "Your ratings so far (1")
     return "Your ratings so far (1"
 
 
@@ -148,7 +152,7 @@ def debate_the_agent(nb: Notebook, ctx: dict) -> str:
     dialogue = cell.locator(".argnb-debate-dialogue").inner_text()
     assert "<img src=x" in dialogue, "the learner's markup should show as text"
     assert nb.page.evaluate("() => window.__argnbXss") is None, "markup from the learner ran"
-    cell.locator(".argnb-static-result", has_text="Last reply").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last reply")
     return "Last reply"
 
 
