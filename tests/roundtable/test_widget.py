@@ -297,3 +297,12 @@ def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
     w.wait(10)
     assert re.search(r"\b1 contribution so far|\b[02-9] contributions so far", w.note.result_html)
     assert "1 contributions" not in w.note.result_html
+
+
+def test_the_feedback_buttons_label_is_never_cut(tmp_path) -> None:
+    """The default button width cut "Save my answers" to "Save my answ…" (the browser suite
+    checks the drawn label; this, that the layout asks for the label's width)."""
+    from argnb.roundtable.feedback import FeedbackForm
+
+    layout = FeedbackForm(tmp_path / "f.csv").save_button.layout
+    assert (layout.width, layout.min_width, layout.flex) == ("auto", "max-content", "0 0 auto")
