@@ -156,7 +156,42 @@ def debate_the_agent(nb: Notebook, ctx: dict) -> str:
     return "Last reply"
 
 
+def roundtable_panel(nb: Notebook, ctx: dict) -> str:
+    """05: the replayed reference session's panels -- the analyzer map whole inside its side
+    panel, the network whole inside the map's frame, the feedback form's button label whole."""
+    cell = nb.cell(REFERENCE_REPLAY)
+    cell.locator(".widget-html", has_text="replayed all").wait_for(timeout=UI_TIMEOUT_MS)
+    frame_el = cell.locator(".argnb-rt-map iframe")
+    frame_el.wait_for(timeout=UI_TIMEOUT_MS)
+    frame = frame_el.element_handle().content_frame()
+    frame.wait_for_function(
+        "() => typeof network !== 'undefined' && network !== null && nodes.length > 0",
+        timeout=UI_TIMEOUT_MS,
+    )
+    inner = frame.evaluate(
+        """() => { const r = document.getElementById('mynetwork').getBoundingClientRect();
+                   return {bottom: r.bottom, right: r.right, height: r.height,
+                           h: window.innerHeight, w: window.innerWidth}; }"""
+    )
+    assert inner["height"] >= 120, f"the network is squeezed: {inner}"
+    assert inner["bottom"] <= inner["h"] + 1 and inner["right"] <= inner["w"] + 1, (
+        f"the network runs past its frame: {inner}"
+    )
+    side = cell.locator(".argnb-rt-side").bounding_box()
+    box = frame_el.bounding_box()
+    assert side is not None and box is not None
+    assert box["y"] + box["height"] <= side["y"] + side["height"] + 1, (box, side)
+    assert box["x"] + box["width"] <= side["x"] + side["width"] + 1, (box, side)
+    header = cell.locator(".jupyter-widget-Collapse-header", has_text="Feedback form")
+    header.click()
+    cell.locator("button", has_text="Save my answers").wait_for(timeout=UI_TIMEOUT_MS)
+    assert nb.layout_problems() == []  # the form's button label is whole
+    nb.screenshot(screenshots(), "05_roundtable-panel", cell.locator(".argnb-roundtable"))
+    return "so far; last,"
+
+
 Interaction = Callable[[Notebook, dict], str]
+REFERENCE_REPLAY = 'RoundtableWidget.replay(workdir / "reference.json"'
 
 
 @dataclass(frozen=True)
@@ -201,12 +236,14 @@ NOTEBOOKS: dict[str, Case] = {
     ),
     # the widget's own interaction (human turns, XSS, kernel notice): tests/roundtable/test_browser.py
     "05_roundtable.ipynb": Case(
+        REFERENCE_REPLAY,
+        roundtable_panel,
         show=(
             "load_reference()",
             "reference = replay_session(",
             "reference.to_map().show(",
             'RoundtableWidget.replay(workdir / "reference.json"',
-        )
+        ),
     ),
 }
 
@@ -242,6 +279,8 @@ def check_live(nb: Notebook, name: str, shots: Path) -> None:
     for c, o in widget_outputs(cells):
         assert o["widget_rendered"], f"cell {c['index']}: widget not rendered: {o['text'][:200]}"
         assert "Error displaying widget" not in o["text"]
+    # the static notes (how to get a widget back, its last result) are for copies without it
+    assert nb.visible_notes() == [], "a widget's fallback note shows while the kernel is live"
     maps = [o for c in cells for o in c["outputs"] if o["is_map"]]
     frames = nb.map_frames()
     assert len(frames) == len(maps), f"{len(maps)} maps in the model, {len(frames)} in the page"
