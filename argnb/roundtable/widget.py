@@ -162,7 +162,7 @@ class RoundtableWidget(Working):
         self.input = w.Textarea(
             placeholder="Wait for your turn…",
             disabled=True,
-            layout=w.Layout(width="78%", height="72px"),
+            layout=w.Layout(width="auto", flex="1 1 auto", height="72px"),
         )
         self.input.add_class("argnb-rt-input")
         self.send_button = w.Button(
@@ -170,8 +170,10 @@ class RoundtableWidget(Working):
         )
         self.pass_button = w.Button(description="Pass", disabled=True)
         self.end_button = w.Button(description="End session", button_style="warning", disabled=True)
+        # as wide as the buttons (at 20% of the column they stuck out under a scrollbar)
         buttons = w.VBox(
-            [self.send_button, self.pass_button, self.end_button], layout=w.Layout(width="20%")
+            [self.send_button, self.pass_button, self.end_button],
+            layout=w.Layout(width="auto", flex="0 0 auto"),
         )
         self.input_area = w.VBox([self.turn_banner, w.HBox([self.input, buttons])])
         left = w.VBox(
@@ -190,10 +192,13 @@ class RoundtableWidget(Working):
         self.history = w.Dropdown(
             options=[], description="Analysis", layout=w.Layout(width="230px")
         )
-        self.analysis_text = w.HTML("<div style='color:#999'>No analysis yet.</div>")
+        self.analysis_text = w.HTML(
+            "<div style='color:#999'>No analysis yet.</div>",
+            layout=w.Layout(margin="0", width="100%"),  # its margins made the box scroll sideways
+        )
         self.analysis_text.add_class("argnb-rt-analysis")
         # never shrunk by the column: the iframe keeps its whole height inside the panel
-        self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="100%"))
+        self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="auto", margin="0"))
         self.map_view.add_class("argnb-rt-map")
         right = w.VBox(
             [

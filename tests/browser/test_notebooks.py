@@ -65,7 +65,8 @@ def connect_picker(nb: Notebook, ctx: dict) -> str:
     """00: a failed Connect (nothing listens), then connect to the Ollama test server."""
     cell = nb.cell("picker = BackendPicker()")
     cell.locator("button", has_text="openai").click()
-    assert nb.layout_problems() == []  # the base URL and API key placeholders fit
+    problems = nb.layout_problems()
+    assert problems == [], problems  # the base URL and API key placeholders fit
     cell.locator("button", has_text="ollama").click()
     host = cell.locator("input[placeholder*='OLLAMA_HOST']")
     host.fill("http://127.0.0.1:9")  # the discard port: nothing answers
@@ -185,7 +186,8 @@ def roundtable_panel(nb: Notebook, ctx: dict) -> str:
     header = cell.locator(".jupyter-widget-Collapse-header", has_text="Feedback form")
     header.click()
     cell.locator("button", has_text="Save my answers").wait_for(timeout=UI_TIMEOUT_MS)
-    assert nb.layout_problems() == []  # the form's button label is whole
+    problems = nb.layout_problems()
+    assert problems == [], problems  # the form's button label is whole
     nb.screenshot(screenshots(), "05_roundtable-panel", cell.locator(".argnb-roundtable"))
     return "so far; last,"
 
@@ -293,7 +295,8 @@ def check_live(nb: Notebook, name: str, shots: Path) -> None:
         )
         drawn = frame.evaluate("() => [nodes.length, Object.keys(network.getPositions()).length]")
         assert drawn[0] == drawn[1] > 0, f"map {i} drew {drawn[1]} of {drawn[0]} nodes"
-    assert nb.layout_problems() == []
+    problems = nb.layout_problems()
+    assert problems == [], problems
     photograph(nb, name, shots, "live")
 
 
@@ -392,7 +395,8 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         if case.interact is not None and case.widget is not None:
             kept = case.interact(nb, {"ollama": ollama_server})
             nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
-            assert nb.layout_problems() == []  # the widget's answer did not squeeze it
+            problems = nb.layout_problems()
+            assert problems == [], problems  # the widget's answer did not squeeze it
             assert nb.console_errors == [], nb.console_errors
         used = time.monotonic()
         nb.save()
