@@ -84,7 +84,7 @@ class RoundtableWidget(Working):
         analyze_every: int = 3,
         autosave: str | Path | None = "roundtable_session.json",
         feedback: str | Path = "roundtable_feedback.csv",
-        map_height: int = 330,
+        map_height: int = 420,
     ) -> None:
         import ipywidgets as w
 
