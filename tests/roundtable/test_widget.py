@@ -286,13 +286,13 @@ def test_analyze_now_says_why_it_cannot_run(tmp_path, make_session) -> None:
     view = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
     assert view.analyze_button.disabled and "press Start" in view.analyze_button.tooltip
     s = make_session(analyzer=None)
-    view = RoundtableWidget(session=s, feedback=tmp_path / "f.csv")
+    view = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
     assert view.analyze_button.disabled and "no analyzer" in view.analyze_button.tooltip
 
 
 def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
     s = make_session(turns=6, autosave=None)
-    w = RoundtableWidget(session=s, feedback=tmp_path / "f.csv")
+    w = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
     w.start()
     w.wait(10)
     assert re.search(r"\b1 contribution so far|\b[02-9] contributions so far", w.note.result_html)
