@@ -14,6 +14,13 @@ repair, with :func:`too_long` as its check); a revision still too long is cut wi
     >>> distinct(["AI helps. AI helps.", "It helps, too.", "ai helps"])
     ['AI helps.', 'It helps, too.']
 
+A passage shortened for display ends at a word and says so:
+
+    >>> shorten("Banning cars rebuts the claim that streets are for traffic", 30)
+    'Banning cars rebuts the claim…'
+    >>> shorten("short enough", 30), shorten("Donaudampfschifffahrtsgesellschaft", 10)
+    ('short enough', 'Donaudamp…')
+
 And the grammar of what views say about counts and speakers:
 
     >>> count(1, "contribution"), count(3, "contribution"), count(2, "analysis", "analyses")
@@ -66,6 +73,19 @@ def cut_to_words(text: str, limit: int) -> str:
     if kept:
         return " ".join(kept)
     return " ".join(text.split()[:limit]).rstrip(",;:") + "…"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line in at most ``limit`` characters: cut at the last word boundary with
+    "…" when it is longer (a passage cut mid-word reads as a typo, one cut silently as the whole).
+    The one cut every view, trace and note uses."""
+    t = " ".join(str(text).split())
+    if len(t) <= limit:
+        return t
+    head = t[: max(limit - 1, 1)]
+    if t[len(head)] != " " and " " in head:  # mid-word: back to the last whole word
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ,;:.-–—") + "…"
 
 
 def _key(sentence: str) -> str:

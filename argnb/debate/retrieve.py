@@ -42,6 +42,7 @@ from argnb.debate.schemas import KeywordsAnswer
 from argnb.errors import ArgnbError
 from argnb.prompts import load
 from argnb.transcript import Cost, Turn
+from argnb.words import shorten
 
 if TYPE_CHECKING:
     import numpy as np
@@ -218,7 +219,7 @@ class RetrievalTrace(BaseModel):
             cos = "" if h.cosine is None else f" cos {h.cosine:.3f}"
             b = "" if h.bm25 is None else f" bm25 {h.bm25:.2f}"
             lines.append(f"  {h.rank}. [{h.stance}] {h.id}{b}{cos}  schemes: {sc}")
-            lines.append(f"     {h.text[:110]}{'...' if len(h.text) > 110 else ''}")
+            lines.append(f"     {shorten(h.text, 110)}")
         pri = ", ".join(
             f"{p.scheme} {p.mean:.2f}{'*' if p.kept else ''}" for p in self.priors if p.used
         )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc as e
-from argnb.words import count
+from argnb.words import count, shorten
 
 if TYPE_CHECKING:
     from argnb.debate.generate import NextUtterance
@@ -42,7 +42,7 @@ def step_html(t: Turn) -> str:
     kind = p.kind
     head = f"<b>{e(t.role)}</b> <span style='color:#777'>({e(t.speaker)})</span>"
     if not t.valid:
-        return f"<div>{head}: <i>invalid</i> {e(t.text[:300])}</div>"
+        return f"<div>{head}: <i>invalid</i> {e(shorten(t.text, 300))}</div>"
     if kind == "debate.predicates":
         body = "<br>".join(f"<code>{e(x)}</code>" for x in p.predicates) or "(none)"
     elif kind == "debate.flaws":
@@ -62,7 +62,7 @@ def step_html(t: Turn) -> str:
         rows = "".join(
             f"<tr><td>{e(r.get('id', ''))}</td><td>{e(r.get('stance', ''))}</td>"
             f"<td>{e(', '.join(f'{s}: {v}' for s, v in (r.get('schemes') or {}).items()))}</td>"
-            f"<td>{e(str(r.get('text', ''))[:200])}</td></tr>"
+            f"<td>{e(shorten(str(r.get('text', '')), 200))}</td></tr>"
             for r in p.records
         )
         body = (
@@ -189,7 +189,7 @@ def trace_html(trace: RetrievalTrace) -> str:
         f"<td>{'' if h.bm25 is None else f'{h.bm25:.2f}'}</td>"
         f"<td>{'' if h.cosine is None else f'{h.cosine:.3f}'}</td>"
         f"<td>{e(', '.join(f'{s}: {lab or chr(63)}' for s, lab in h.schemes.items()))}</td>"
-        f"<td style='text-align:left'>{e(h.text[:300])}</td></tr>"
+        f"<td style='text-align:left'>{e(shorten(h.text, 300))}</td></tr>"
         for h in trace.hits
     )
     pri = ", ".join(

@@ -25,6 +25,7 @@ from argnb.events import Event
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
+from argnb.words import shorten
 
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
@@ -170,7 +171,7 @@ class DebateWidget(Working):
             self.live.value = ""
             self._draw()
             self.steps.value = steps_html(list(u.turns))
-            self.note.text(f"Reference turn ({session.label}): {u.text[:400]}")
+            self.note.text(f"Reference turn ({session.label}): {shorten(u.text, 400)}")
 
         self._work(
             replay,
@@ -220,7 +221,7 @@ class DebateWidget(Working):
             else ""
         )
         c = result.cost
-        self.note.text(f"Last reply ({result.method}, {c}): {result.text[:400]}")
+        self.note.text(f"Last reply ({result.method}, {c}): {shorten(result.text, 400)}")
 
     def _work(self, coro: Any, done: str = "") -> None:
         self._set_input(False)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from argnb.maps.clean import one_line
 from argnb.maps.picture import to_png
 from argnb.maps.view import esc, iframe, to_html
+from argnb.words import shorten
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
@@ -35,11 +36,20 @@ CAPTION = (
 )
 # Removes the picture once the live map has loaded: only ever runs where the iframe survived.
 _ONLOAD = "var s=this.parentNode.querySelector('.argnb-map-static');if(s){s.remove();}"
+# Where the iframe survived, the picture lies over it until the map has loaded (a large page
+# takes seconds to parse: the learner sees the map at once, not a blank frame); where the iframe
+# was stripped (untrusted), the rule matches nothing and the picture stands in its place, with
+# its caption.
+PICTURE_FIRST = (
+    "<style>.argnb-map{position:relative}"
+    ".argnb-map>iframe+.argnb-map-static{position:absolute;inset:0;overflow:hidden;"
+    "background:#fff;border:1px solid #ddd}"
+    ".argnb-map>iframe+.argnb-map-static>div{display:none}</style>"
+)
 
 
 def _short(text: str, n: int = 90) -> str:
-    t = one_line(text)
-    return t if len(t) <= n else t[: n - 1].rstrip() + "…"
+    return shorten(one_line(text), n)
 
 
 def outline(m: ArgumentMap) -> str:
@@ -93,7 +103,7 @@ def map_html(page: str, png: bytes, *, title: str = "", frame_height: int = 780)
         f'<img src="data:{PNG};base64,{data}" alt="{alt}" style="max-width:100%;height:auto">'
         f'<div style="font:12px sans-serif;color:#666">{esc(CAPTION)}</div></div>'
     )
-    return f'{head}<iframe onload="{_ONLOAD}" {live}{static}</div>{end}'
+    return f'{PICTURE_FIRST}{head}<iframe onload="{_ONLOAD}" {live}{static}</div>{end}'
 
 
 def bundle(

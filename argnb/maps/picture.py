@@ -32,6 +32,7 @@ from argnb.maps.style import (
     agent_colors,
     node_colors,
 )
+from argnb.words import shorten
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
@@ -62,9 +63,8 @@ def wrapped(text: str, width: int = WRAP, lines: int = MAX_LINES) -> str:
     cells = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in t)
     width = max(4, width * len(t) // max(cells, 1)) if cells else width
     out = textwrap.wrap(t, width) or [""]
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][: width - 1].rstrip() + "…"
+    if len(out) > lines:  # the last line: the rest, cut at a word with an ellipsis
+        out = [*out[: lines - 1], shorten(" ".join(out[lines - 1 :]), width)]
     return "\n".join(out)
 
 

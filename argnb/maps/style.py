@@ -11,6 +11,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any, Literal
 
 from argnb.maps.clean import one_line
+from argnb.words import shorten
 
 if TYPE_CHECKING:
     from argnb.maps.graph import ArgumentMap
@@ -34,9 +35,7 @@ SHAPES = {"claim": "box", "premise": "box", "assumption": "box", "argument": "el
 
 def short_label(text: str, width: int = 22, max_chars: int = 80) -> str:
     """A wrapped, truncated label (an ellipsis marks the cut)."""
-    t = one_line(text)
-    if len(t) > max_chars:
-        t = t[: max_chars - 1].rstrip() + "…"
+    t = shorten(one_line(text), max_chars)
     return "\n".join(textwrap.wrap(t, width)) or " "
 
 

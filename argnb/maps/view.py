@@ -134,7 +134,15 @@ def to_pyvis(
         if d.get("label") and "label" in style:
             style["label"] = str(d["label"])  # canvas text, like node labels
         if "label" in style:
-            style["font"] = {"color": style["color"], "strokeWidth": 4, "size": 16, "bold": True}
+            # above the line, not on it: the arrowhead of a short edge covered the label ("rebu▶")
+            style["font"] = {
+                "color": style["color"],
+                "strokeWidth": 4,
+                "size": 16,
+                "bold": True,
+                "align": "top",
+                "vadjust": -2,
+            }
         net.add_edge(str(u), str(v), arrows="to", **style)
     options: dict[str, Any] = {
         "interaction": {"hover": True, "tooltipDelay": 100},
@@ -211,8 +219,13 @@ def to_html(
     resources: Literal["inline", "remote"] = "inline",
     layout: Literal["hierarchical", "physics"] = "hierarchical",
     legend: bool = True,
+    fill: bool = False,
 ) -> str:
-    """A standalone HTML page of the map (works offline with ``resources="inline"``)."""
+    """A standalone HTML page of the map (works offline with ``resources="inline"``).
+
+    ``fill``: the network takes the height the page has left below the legend (``height`` is
+    ignored), so a map in a small frame -- the roundtable's side panel, where the legend wraps to
+    more lines -- is never pushed below the frame's bottom edge."""
     net = to_pyvis(m, color_by=color_by, height=height, resources=resources, layout=layout)
     nodes, edges, _heading, height_, width, options = net.get_network_data()
     template = net.templateEnv.get_template(net.path)
@@ -240,8 +253,19 @@ def to_html(
     page = _TEMPLATE_LEFTOVERS.sub("", page)
     if legend:
         page = page.replace("<body>", "<body>\n" + legend_html(m, color_by), 1)
+    if fill:
+        page = page.replace("</head>", _FILL + "</head>", 1)
     return page.replace("</body>", _REFIT + "</body>", 1)
 
+
+# the page as a column: the legend, then the network in all the height that is left
+_FILL = (
+    "<style>html,body{height:100%;margin:0;overflow:hidden}"
+    "body{display:flex;flex-direction:column}"
+    "body>.card{flex:1 1 auto;min-height:0;display:flex;flex-direction:column}"
+    "#mynetwork{flex:1 1 auto;height:auto!important;min-height:60px;float:none!important;"
+    "box-sizing:border-box}</style>"
+)
 
 # In JupyterLab the iframe often gets its final size only after vis-network's first fit, which
 # leaves the map zoomed into one corner; fit again once loaded and whenever the frame resizes.
@@ -260,5 +284,6 @@ def iframe(page: str, height: int = 760) -> str:
     return (
         f'<div class="argnb-map"><iframe srcdoc="{esc(page)}" '
         'sandbox="allow-scripts" '
-        f'style="width:100%;height:{int(height)}px;border:1px solid #ddd"></iframe></div>'
+        f'style="width:100%;height:{int(height)}px;border:1px solid #ddd;box-sizing:border-box;'
+        'display:block"></iframe></div>'
     )

@@ -126,8 +126,13 @@ class FeedbackForm:
             for k, _ in LIKERT
         }
         self.answers = {k: w.Textarea(layout=w.Layout(width="95%", height="52px")) for k, _ in OPEN}
-        self.save_button = w.Button(description="Save my answers", icon="save")
-        self.status = w.HTML()
+        # as wide as its label (the default width cut it to "Save my answ…"), never shrunk
+        self.save_button = w.Button(
+            description="Save my answers",
+            icon="save",
+            layout=w.Layout(width="auto", min_width="max-content", flex="0 0 auto"),
+        )
+        self.status = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0"))
         self.save_button.on_click(lambda _: self.save())
         rows: list[Any] = [
             w.HTML("<b>Rate each statement</b> from 1 (strongly disagree) to 5 (strongly agree).")

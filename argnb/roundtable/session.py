@@ -54,7 +54,7 @@ from argnb.roundtable.payloads import (
 )
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT, UNKNOWN, TurnRules
 from argnb.transcript import Cost, Transcript, Turn
-from argnb.words import count_words, cut_to_words, drop_repeats
+from argnb.words import count_words, cut_to_words, drop_repeats, says
 
 HUMAN_PASS = "/pass"
 HUMAN_END = "/end"
@@ -429,7 +429,7 @@ class Session:
             if self.rules.human_due(history)
             else "the allowed speaker who has waited longest"
         )
-        return f"Override: {reasons}. {speaker} speaks instead ({how})."
+        return f"Override: {reasons}. {says(speaker, 'speaks')} instead ({how})."
 
     async def _deliberate(self, name: str) -> None:
         d = next(x for x in self.deliberators if x.name == name)

@@ -23,6 +23,7 @@ from argnb.roundtable.payloads import (
 )
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
+from argnb.words import shorten
 
 #: colours of the dialogue panel, by role
 COLORS = {
@@ -66,7 +67,7 @@ def format_turn(tr: Transcript, turn: Turn) -> str:
     p = turn.payload
     role = role_of(turn)
     if role == "other":  # rejected attempts: say what went wrong, briefly
-        return f"  [{turn.speaker}: {turn.role}] {turn.text[:200]}"
+        return f"  [{turn.speaker}: {turn.role}] {shorten(turn.text, 200)}"
     if isinstance(p, Decision):
         say = f" {turn.text}" if turn.text else ""
         return f"[{header(tr, turn)}]{say}  → {p.choice or '(no choice)'}"
@@ -127,7 +128,7 @@ def to_markdown(tr: Transcript) -> str:
         p = t.payload
         role = role_of(t)
         if role == "other":
-            lines.append(f"> *{_md(t.speaker)}: {_md(t.role)}*: {_md(t.text[:300])}")
+            lines.append(f"> *{_md(t.speaker)}: {_md(t.role)}*: {_md(shorten(t.text, 300))}")
         elif isinstance(p, Agenda):
             lines.append(f"**{_md(header(tr, t))}**")
             lines.append("")

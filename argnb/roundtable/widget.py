@@ -33,6 +33,7 @@ from argnb.roundtable.views import analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
+from argnb.words import count, shorten
 
 #: seconds without a heartbeat answer before the widget says the kernel is gone
 GONE_AFTER_S = 10
@@ -40,6 +41,9 @@ GONE_AFTER_S = 10
 BEAT_MS = 2000
 #: the least time between two repaints of a streaming message
 REPAINT_S = 0.08
+
+#: the analyze button's tooltip before a live session exists (or in a replay: no model to ask)
+NO_ANALYSIS_YET = "runs on a live session: press Start first (a replay shows its recorded analyses)"
 
 _ids = itertools.count(1)
 
@@ -80,7 +84,7 @@ class RoundtableWidget(Working):
         analyze_every: int = 3,
         autosave: str | Path | None = "roundtable_session.json",
         feedback: str | Path = "roundtable_feedback.csv",
-        map_height: int = 330,
+        map_height: int = 420,
     ) -> None:
         import ipywidgets as w
 
@@ -158,7 +162,7 @@ class RoundtableWidget(Working):
         self.input = w.Textarea(
             placeholder="Wait for your turn…",
             disabled=True,
-            layout=w.Layout(width="78%", height="72px"),
+            layout=w.Layout(width="auto", flex="1 1 auto", height="72px"),
         )
         self.input.add_class("argnb-rt-input")
         self.send_button = w.Button(
@@ -166,8 +170,10 @@ class RoundtableWidget(Working):
         )
         self.pass_button = w.Button(description="Pass", disabled=True)
         self.end_button = w.Button(description="End session", button_style="warning", disabled=True)
+        # as wide as the buttons (at 20% of the column they stuck out under a scrollbar)
         buttons = w.VBox(
-            [self.send_button, self.pass_button, self.end_button], layout=w.Layout(width="20%")
+            [self.send_button, self.pass_button, self.end_button],
+            layout=w.Layout(width="auto", flex="0 0 auto"),
         )
         self.input_area = w.VBox([self.turn_banner, w.HBox([self.input, buttons])])
         left = w.VBox(
@@ -180,14 +186,19 @@ class RoundtableWidget(Working):
             description="Analyze now",
             icon="search",
             disabled=True,
+            tooltip=NO_ANALYSIS_YET,
             layout=w.Layout(width="auto", min_width="max-content"),
         )
         self.history = w.Dropdown(
             options=[], description="Analysis", layout=w.Layout(width="230px")
         )
-        self.analysis_text = w.HTML("<div style='color:#999'>No analysis yet.</div>")
+        self.analysis_text = w.HTML(
+            "<div style='color:#999'>No analysis yet.</div>",
+            layout=w.Layout(margin="0", width="100%"),  # its margins made the box scroll sideways
+        )
         self.analysis_text.add_class("argnb-rt-analysis")
-        self.map_view = w.HTML()
+        # never shrunk by the column: the iframe keeps its whole height inside the panel
+        self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="auto", margin="0"))
         self.map_view.add_class("argnb-rt-map")
         right = w.VBox(
             [
@@ -203,6 +214,7 @@ class RoundtableWidget(Working):
             ],
             layout=w.Layout(width="40%", border_left="1px solid #ddd", padding="0 0 0 8px"),
         )
+        right.add_class("argnb-rt-side")
 
         # -- feedback form and kernel watch ---------------------------------------------------
         self.feedback = FeedbackForm(feedback)
@@ -258,6 +270,7 @@ class RoundtableWidget(Working):
         self.feedback.session = session.autosave.stem if session.autosave else session.topic
         for i, t in enumerate(session.transcript.turns):
             self._on_event(Event("turn", t.speaker, t.text, t, i))
+        self._analyze_state()
 
     def build(self) -> Session:
         """The session the form describes (the deliberators on their specs or the backend)."""
@@ -377,7 +390,7 @@ class RoundtableWidget(Working):
 
         def done() -> None:
             s = self.session
-            self.analyze_button.disabled = s is None or s.analyzer is None or s.ended is not None
+            self._analyze_state()
             if s is not None and s.waiting_for_human and not s.ended:
                 self._set_input(True)
 
@@ -387,6 +400,20 @@ class RoundtableWidget(Working):
             on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
             on_done=done,
         )
+
+    def _analyze_state(self) -> None:
+        """ "Analyze now" runs on demand whenever the worker is free -- after the session's end
+        too (the notebook promises it); where it cannot run, its tooltip says why."""
+        s = self.session
+        why = (
+            NO_ANALYSIS_YET
+            if s is None
+            else "this session has no analyzer"
+            if s.analyzer is None
+            else ""
+        )
+        self.analyze_button.disabled = bool(why)
+        self.analyze_button.tooltip = why or "run the analyzer on the dialogue so far"
 
     # -- drawing -----------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -460,7 +487,8 @@ class RoundtableWidget(Working):
         if turn.text and turn.role != "agenda":
             said = sum(1 for t in tr.turns if isinstance(t.payload, Contribution))
             self.note.text(
-                f"{tr.title}: {said} contributions so far; last, {turn.speaker}: {turn.text[:300]}"
+                f"{tr.title}: {count(said, 'contribution')} so far; last, {turn.speaker}: "
+                f"{shorten(turn.text, 300)}"
             )
         if isinstance(p, Contribution) and self._live is not None:
             self._live.value = shown
@@ -495,7 +523,8 @@ class RoundtableWidget(Working):
 
         if not a.arguments:
             return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
-        page = analysis_map(a, title).to_html(color_by="agent", height=f"{self.map_height - 90}px")
+        # the network fills the frame below its legend, however many lines the legend wraps to
+        page = analysis_map(a, title).to_html(color_by="agent", fill=True)
         return iframe(page, self.map_height)
 
     def _on_beat(self, change: dict[str, Any]) -> None:

@@ -9,6 +9,12 @@ under itself, an ordinary HTML output (with a display id) that
 * is updated with the widget's latest result (``update_display_data`` works from a button's
   callback), so the answer the learner got is saved with the notebook and shows everywhere.
 
+While the widget itself is on the page the note has nothing to say (and "if it shows Error
+displaying widget…" under a working widget only worries a learner), so the note carries one CSS
+rule: an output that follows a rendered live widget (:data:`LIVE_CLASS`, set by :func:`live_box`)
+in the same cell hides it. Where the widget cannot render -- a saved, shared, untrusted or
+exported copy -- no element has that class and the note shows.
+
 Only escaped text goes in: callers pass plain text or HTML they built from escaped pieces.
 """
 
@@ -22,6 +28,13 @@ from argnb.views import esc
 RESTART = (
     "Live widget: if it shows “Error displaying widget: model not found” (after a kernel "
     "restart, or in a saved or shared copy), run this cell again."
+)
+#: the class of every argnb widget's view (see :func:`live_box`)
+LIVE_CLASS = "argnb-live"
+#: hides the note in a cell where the live widget rendered (JupyterLab, Notebook 7)
+HIDE_WHEN_LIVE = (
+    f"<style>.jp-OutputArea-child:has(.{LIVE_CLASS}) ~ .jp-OutputArea-child "
+    ".argnb-static-note{display:none}</style>"
 )
 _STYLE = "font:12px sans-serif;color:#555;border-left:3px solid #ccc;padding:2px 8px;margin:4px 0"
 
@@ -42,7 +55,7 @@ class StaticNote:
             else ""
         )
         return (
-            f"<div class='argnb-static-note' style='{_STYLE}'>"
+            f"{HIDE_WHEN_LIVE}<div class='argnb-static-note' style='{_STYLE}'>"
             f"<div>{esc(RESTART)}</div>{result}</div>"
         )
 
@@ -82,4 +95,5 @@ def live_box(name: str, children: list[Any], **kw: Any) -> Any:
         _LIVE_BOX = LiveBox
     box = _LIVE_BOX(children, **kw)
     box.argnb_name = name
+    box.add_class(LIVE_CLASS)  # its rendered view hides the static note (see the module doc)
     return box

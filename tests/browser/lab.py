@@ -76,10 +76,32 @@ _LAYOUT = (
 const problems = [];
 const canvas = document.createElement('canvas').getContext('2d');
 const visible = el => el.offsetParent !== null && el.clientWidth > 0;
+const cellOf = el => {
+  const cells = Array.from(panel.content.node.querySelectorAll('.jp-Cell'));
+  return cells.indexOf(el.closest('.jp-Cell'));
+};
+const clipped = (el, out) => {  // inside a box that clips or scrolls: reported there, if at all
+  for (let p = el.parentElement; p && p !== out; p = p.parentElement)
+    if (getComputedStyle(p).overflowX !== 'visible') return true;
+  return false;
+};
+const named = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+  ? '.' + el.className.trim().split(/ +/).slice(0, 2).join('.') : '');
 for (const out of panel.content.node.querySelectorAll('.jp-OutputArea-output')) {
-  if (!out.querySelector('.jupyter-widgets')) continue;
+  // any output (a table, a trace, a widget): nothing wider than the output's area
+  const where = `cell ${cellOf(out)}`;
   if (out.scrollWidth > out.clientWidth + 1)
-    problems.push(`horizontal scrollbar: content ${out.scrollWidth}px in ${out.clientWidth}px`);
+    problems.push(`${where}: horizontal overflow: content ${out.scrollWidth}px in ${out.clientWidth}px`);
+  const edge = out.getBoundingClientRect().right;
+  for (const el of out.querySelectorAll('*')) {
+    if (!visible(el)) continue;
+    const ox = getComputedStyle(el).overflowX;
+    if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1)
+      problems.push(`${where}: horizontal scrollbar in ${named(el)}: ${el.scrollWidth}px in ${el.clientWidth}px`);
+    else if (el.getBoundingClientRect().right > edge + 1 && !clipped(el, out))
+      problems.push(`${where}: ${named(el)} reaches past the output's right edge`);
+  }
+  if (!out.querySelector('.jupyter-widgets')) continue;
   for (const b of out.querySelectorAll('button')) {
     if (visible(b) && b.scrollWidth > b.clientWidth + 1)
       problems.push(`button label cut off: "${b.innerText.trim()}"`);
@@ -189,6 +211,17 @@ app.commands.execute('notebook:run-all-cells').then(
 
     def layout_problems(self) -> list[str]:
         return self.page.evaluate(_LAYOUT, self.path)
+
+    def visible_notes(self) -> list[str]:
+        """The text of every widget's static note the page shows (none while the widgets live)."""
+        return self.page.evaluate(
+            "path => {"
+            + _PANEL
+            + """return Array.from(panel.content.node.querySelectorAll('.argnb-static-note'))
+                .filter(n => n.offsetParent !== null && n.getBoundingClientRect().height > 0)
+                .map(n => n.innerText.slice(0, 120));}""",
+            self.path,
+        )
 
     def cell(self, marker: str) -> Any:
         """The code cell whose source contains ``marker`` (exactly one)."""

@@ -53,11 +53,20 @@ UNTRUSTED_CONSOLE = ("Error: widget model not found", "Could not create a view f
 
 
 # -- the interactions -------------------------------------------------------------------------
+def kept(cell: Any, text: str) -> str:
+    """Wait until the widget's static line holds ``text`` (hidden while the widget is live, so
+    waited for in the page's model, not on screen); returns the line's text."""
+    result = cell.locator(".argnb-static-result", has_text=text)
+    result.wait_for(state="attached", timeout=UI_TIMEOUT_MS)
+    return result.text_content() or ""
+
+
 def connect_picker(nb: Notebook, ctx: dict) -> str:
     """00: a failed Connect (nothing listens), then connect to the Ollama test server."""
     cell = nb.cell("picker = BackendPicker()")
     cell.locator("button", has_text="openai").click()
-    assert nb.layout_problems() == []  # the base URL and API key placeholders fit
+    problems = nb.layout_problems()
+    assert problems == [], problems  # the base URL and API key placeholders fit
     cell.locator("button", has_text="ollama").click()
     host = cell.locator("input[placeholder*='OLLAMA_HOST']")
     host.fill("http://127.0.0.1:9")  # the discard port: nothing answers
@@ -74,9 +83,7 @@ def connect_picker(nb: Notebook, ctx: dict) -> str:
     cell.locator("button", has_text="Connect").click()
     done = cell.locator(".widget-html", has_text="connected: ollama / smollm2-135m")
     done.wait_for(timeout=UI_TIMEOUT_MS)
-    cell.locator(".argnb-static-result", has_text="Connected to ollama").wait_for(
-        timeout=UI_TIMEOUT_MS
-    )
+    kept(cell, "Connected to ollama")
     return "Connected to ollama / smollm2-135m"
 
 
@@ -92,7 +99,7 @@ def classify_argument(nb: Notebook, ctx: dict) -> str:
     box.fill("My cousin got sick after the vaccine, so vaccines make people sick.")
     button.click()
     cell.locator(".widget-html", has_text="→").wait_for(timeout=UI_TIMEOUT_MS)
-    cell.locator(".argnb-static-result", has_text="Last answer").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last answer")
     return "My cousin got sick"
 
 
@@ -109,7 +116,7 @@ def edit_stance(nb: Notebook, ctx: dict) -> str:
     )
     status.first.wait_for(timeout=10 * UI_TIMEOUT_MS)  # a whole dialogue on the CPU
     assert "None" not in cell.locator(".widget-html").first.inner_text()
-    cell.locator(".argnb-static-result", has_text="Last run").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last run")
     return "Last run"
 
 
@@ -124,9 +131,7 @@ def rate_critique(nb: Notebook, ctx: dict) -> str:
     readout.press("Enter")
     cell.locator("button", has_text="Compare with experts").click()
     cell.locator(".widget-html", has_text="Your custom loss").wait_for(timeout=UI_TIMEOUT_MS)
-    note = cell.locator(".argnb-static-result", has_text="Your ratings so far (1")
-    note.wait_for(timeout=UI_TIMEOUT_MS)
-    assert "0.80" in note.inner_text()
+    assert "0.80" in kept(cell, "Your ratings so far (1")
     return "Your ratings so far (1"
 
 
@@ -148,11 +153,47 @@ def debate_the_agent(nb: Notebook, ctx: dict) -> str:
     dialogue = cell.locator(".argnb-debate-dialogue").inner_text()
     assert "<img src=x" in dialogue, "the learner's markup should show as text"
     assert nb.page.evaluate("() => window.__argnbXss") is None, "markup from the learner ran"
-    cell.locator(".argnb-static-result", has_text="Last reply").wait_for(timeout=UI_TIMEOUT_MS)
+    kept(cell, "Last reply")
     return "Last reply"
 
 
+def roundtable_panel(nb: Notebook, ctx: dict) -> str:
+    """05: the replayed reference session's panels -- the analyzer map whole inside its side
+    panel, the network whole inside the map's frame, the feedback form's button label whole."""
+    cell = nb.cell(REFERENCE_REPLAY)
+    cell.locator(".widget-html", has_text="replayed all").wait_for(timeout=UI_TIMEOUT_MS)
+    frame_el = cell.locator(".argnb-rt-map iframe")
+    frame_el.wait_for(timeout=UI_TIMEOUT_MS)
+    frame = frame_el.element_handle().content_frame()
+    frame.wait_for_function(
+        "() => typeof network !== 'undefined' && network !== null && nodes.length > 0",
+        timeout=UI_TIMEOUT_MS,
+    )
+    inner = frame.evaluate(
+        """() => { const r = document.getElementById('mynetwork').getBoundingClientRect();
+                   return {bottom: r.bottom, right: r.right, height: r.height,
+                           h: window.innerHeight, w: window.innerWidth}; }"""
+    )
+    assert inner["height"] >= 120, f"the network is squeezed: {inner}"
+    assert inner["bottom"] <= inner["h"] + 1 and inner["right"] <= inner["w"] + 1, (
+        f"the network runs past its frame: {inner}"
+    )
+    side = cell.locator(".argnb-rt-side").bounding_box()
+    box = frame_el.bounding_box()
+    assert side is not None and box is not None
+    assert box["y"] + box["height"] <= side["y"] + side["height"] + 1, (box, side)
+    assert box["x"] + box["width"] <= side["x"] + side["width"] + 1, (box, side)
+    header = cell.locator(".jupyter-widget-Collapse-header", has_text="Feedback form")
+    header.click()
+    cell.locator("button", has_text="Save my answers").wait_for(timeout=UI_TIMEOUT_MS)
+    problems = nb.layout_problems()
+    assert problems == [], problems  # the form's button label is whole
+    nb.screenshot(screenshots(), "05_roundtable-panel", cell.locator(".argnb-roundtable"))
+    return "so far; last,"
+
+
 Interaction = Callable[[Notebook, dict], str]
+REFERENCE_REPLAY = 'RoundtableWidget.replay(workdir / "reference.json"'
 
 
 @dataclass(frozen=True)
@@ -197,12 +238,14 @@ NOTEBOOKS: dict[str, Case] = {
     ),
     # the widget's own interaction (human turns, XSS, kernel notice): tests/roundtable/test_browser.py
     "05_roundtable.ipynb": Case(
+        REFERENCE_REPLAY,
+        roundtable_panel,
         show=(
             "load_reference()",
             "reference = replay_session(",
             "reference.to_map().show(",
             'RoundtableWidget.replay(workdir / "reference.json"',
-        )
+        ),
     ),
 }
 
@@ -238,6 +281,8 @@ def check_live(nb: Notebook, name: str, shots: Path) -> None:
     for c, o in widget_outputs(cells):
         assert o["widget_rendered"], f"cell {c['index']}: widget not rendered: {o['text'][:200]}"
         assert "Error displaying widget" not in o["text"]
+    # the static notes (how to get a widget back, its last result) are for copies without it
+    assert nb.visible_notes() == [], "a widget's fallback note shows while the kernel is live"
     maps = [o for c in cells for o in c["outputs"] if o["is_map"]]
     frames = nb.map_frames()
     assert len(frames) == len(maps), f"{len(maps)} maps in the model, {len(frames)} in the page"
@@ -250,7 +295,8 @@ def check_live(nb: Notebook, name: str, shots: Path) -> None:
         )
         drawn = frame.evaluate("() => [nodes.length, Object.keys(network.getPositions()).length]")
         assert drawn[0] == drawn[1] > 0, f"map {i} drew {drawn[1]} of {drawn[0]} nodes"
-    assert nb.layout_problems() == []
+    problems = nb.layout_problems()
+    assert problems == [], problems
     photograph(nb, name, shots, "live")
 
 
@@ -349,7 +395,8 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         if case.interact is not None and case.widget is not None:
             kept = case.interact(nb, {"ollama": ollama_server})
             nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
-            assert nb.layout_problems() == []  # the widget's answer did not squeeze it
+            problems = nb.layout_problems()
+            assert problems == [], problems  # the widget's answer did not squeeze it
             assert nb.console_errors == [], nb.console_errors
         used = time.monotonic()
         nb.save()

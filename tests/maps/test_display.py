@@ -12,7 +12,7 @@ from IPython.core.formatters import DisplayFormatter
 
 from argnb.maps import ArgumentMap
 from argnb.maps.clean import FORBIDDEN
-from argnb.maps.display import CAPTION, MapDisplay
+from argnb.maps.display import CAPTION, PICTURE_FIRST, MapDisplay
 
 from .conftest import XSS, build_small_map
 
@@ -68,6 +68,11 @@ def test_bundle_holds_the_live_map_a_picture_and_an_outline(bundle):
     # the picture sits outside the iframe, in a container the iframe's onload removes
     static = next(a for t, a in tags if a.get("class") == "argnb-map-static")
     assert tags.index(("img", img)) > tags.index(("div", static))
+    # ... and lies over the iframe until the map has loaded (no blank frame while it parses);
+    # the rule needs the iframe, so where the iframe is stripped the picture stays in the flow
+    assert data["text/html"].startswith(PICTURE_FIRST)
+    assert ".argnb-map>iframe+.argnb-map-static{position:absolute" in PICTURE_FIRST
+    assert tags.index(("div", static)) > tags.index(("iframe", frame))
     plain = data["text/plain"]
     assert "Argument map: Should students clean the school?" in plain
     assert "A1 [Students, OUT]" in plain and "assumption: a1" in plain

@@ -104,6 +104,19 @@ def test_colour_modes_and_edge_styles(small_map):
     assert kinds["undercut"]["dashes"] and kinds["rebut"]["color"] != kinds["undercut"]["color"]
     with pytest.raises(ValueError):
         small_map.to_html(color_by="mood")
+    # labels ride above their edge, where the arrowhead of a short edge cannot cover them
+    assert all(e["font"]["align"] == "top" for e in kinds.values())
+
+
+def test_a_filling_page_gives_the_network_the_height_below_the_legend(small_map):
+    """In a small frame (the roundtable's panel) the legend wraps; a fixed network height then
+    ran below the frame's edge. ``fill=True`` lays the page out as a column instead."""
+    fixed = small_map.to_html(height="240px")
+    filled = small_map.to_html(fill=True)
+    assert "flex-direction:column" not in fixed and "height: 240px" in fixed
+    head = filled[: filled.index("</head>")]
+    assert "body{display:flex;flex-direction:column}" in head
+    assert "#mynetwork{flex:1 1 auto;height:auto!important" in head
 
 
 def test_notebook_iframe_is_sandboxed_and_escaped():

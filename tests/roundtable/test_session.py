@@ -268,3 +268,12 @@ def test_bad_tables_are_refused(make_session) -> None:
         make_session(topic="  ")
     with pytest.raises(ArgnbError):
         make_session(turns=0)
+
+
+def test_an_override_for_the_human_named_you_reads_you_speak(make_session) -> None:
+    """The override line agrees with "You" ("You speak instead", never "You speaks")."""
+    s = make_session(human="You", moderator=table_backend(lambda req: "Deliberator 1"))
+    s.run(["ok"] * 3)
+    lines = [t.text for t in record.overrides(s.transcript)]
+    assert any("You speak instead" in x for x in lines), lines
+    assert not any("You speaks" in x for x in lines)

@@ -262,3 +262,47 @@ def test_the_reference_session_replays_beside_start(tmp_path) -> None:
     assert len(w.history.options) == 3 and "Noting AI use" in w.analysis_text.value
     assert w.session is None  # a session of one's own can still be started from the form
     w.close()
+
+
+def test_analyze_now_runs_on_demand_after_the_end(tmp_path, make_session) -> None:
+    """The notebook says "Analyze now" runs on demand: after the session's end too."""
+    s = make_session(turns=6, autosave=tmp_path / "s.json")
+    w = RoundtableWidget(session=s, feedback=tmp_path / "f.csv")
+    assert w.analyze_button.disabled is False  # a live session with an analyzer
+    w.start()
+    w.wait(10)
+    w.send("/end")
+    w.wait(10)
+    assert s.ended is not None
+    assert not w.analyze_button.disabled, w.analyze_button.tooltip
+    before = len(s.analyses)
+    w.analyze()
+    w.wait(10)
+    assert w.error is None and len(s.analyses) == before + 1
+    assert not w.analyze_button.disabled
+
+
+def test_analyze_now_says_why_it_cannot_run(tmp_path, make_session) -> None:
+    view = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    assert view.analyze_button.disabled and "press Start" in view.analyze_button.tooltip
+    s = make_session(analyzer=None)
+    view = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
+    assert view.analyze_button.disabled and "no analyzer" in view.analyze_button.tooltip
+
+
+def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
+    s = make_session(turns=6, autosave=None)
+    w = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
+    w.start()
+    w.wait(10)
+    assert re.search(r"\b1 contribution so far|\b[02-9] contributions so far", w.note.result_html)
+    assert "1 contributions" not in w.note.result_html
+
+
+def test_the_feedback_buttons_label_is_never_cut(tmp_path) -> None:
+    """The default button width cut "Save my answers" to "Save my answ…" (the browser suite
+    checks the drawn label; this, that the layout asks for the label's width)."""
+    from argnb.roundtable.feedback import FeedbackForm
+
+    layout = FeedbackForm(tmp_path / "f.csv").save_button.layout
+    assert (layout.width, layout.min_width, layout.flex) == ("auto", "max-content", "0 0 auto")

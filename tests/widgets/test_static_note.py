@@ -37,3 +37,18 @@ def test_a_widget_without_its_kernel_model_reads_as_a_sentence():
     box = live_box("Rating widget", [w.HTML("x")])
     text = box._repr_mimebundle_()["text/plain"]
     assert text == "Rating widget (a live widget: run this cell to use it)"
+
+
+def test_the_note_hides_itself_only_beside_a_rendered_live_widget():
+    """The note's rule names the class every live widget's view carries, and nothing else
+    hides it: a copy without the widget's view (saved, untrusted, exported) shows the note."""
+    import ipywidgets as w
+
+    from argnb.widgets.static import HIDE_WHEN_LIVE, LIVE_CLASS
+
+    box = live_box("Rating widget", [w.HTML("x")])
+    assert LIVE_CLASS in box._dom_classes
+    page = StaticNote().html()
+    assert page.startswith(HIDE_WHEN_LIVE)
+    assert f":has(.{LIVE_CLASS})" in HIDE_WHEN_LIVE and "display:none" in HIDE_WHEN_LIVE
+    assert "display:none" not in page.removeprefix(HIDE_WHEN_LIVE)
