@@ -14,6 +14,7 @@ import yaml
 from argnb.dialectic.case import Case, Stance
 from argnb.views import esc
 from argnb.widgets.static import StaticNote, live_box
+from argnb.words import shorten
 
 
 def stance_text(stance: Stance) -> str:
@@ -148,7 +149,7 @@ class StanceEditor:
             summary += " Grounded labelling: " + ", ".join(
                 f"{k} {v}" for k, v in d.labelling.items()
             )
-        self.note.text(f"Last run ({case.issue[:80]}): {summary}")
+        self.note.text(f"Last run ({shorten(case.issue, 80)}): {summary}")
         with self.map:
             display(self.map_view(d))
         return d
