@@ -166,3 +166,22 @@ def copy(module: str, to: str | Path) -> Path:
         if p.suffix in (".md", ".json", ".yaml") and not (target / p.name).exists():
             shutil.copyfile(p, target / p.name)
     return target
+
+
+#: the line between a turn's shared context and one agent's task (see :func:`context_first`)
+TASK_MARK = "## Your task"
+
+
+def context_first(context: str, task: str) -> str:
+    """One message that starts with the turn's shared context and ends with this agent's task.
+
+    Why: llama.cpp (like vLLM and SGLang) reuses only a token-identical prefix from the first
+    token, so when every agent of a turn sends the same system text and this same ``context``,
+    only the short task after it is evaluated again. Keep per-agent words out of ``context``.
+
+    >>> a = context_first("Motion: tea.", "Judge it.")
+    >>> b = context_first("Motion: tea.", "Summarise it.")
+    >>> a[: len("Motion: tea.")] == b[: len("Motion: tea.")] and a.endswith("Judge it.")
+    True
+    """
+    return f"{context.rstrip()}\n\n{TASK_MARK}\n{task.strip()}"

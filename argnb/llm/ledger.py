@@ -28,6 +28,7 @@ class Entry:
     seconds: float
     cached: bool
     at: float
+    reused_tokens: int = 0  # of prompt_tokens: restored from a shared prefix, not evaluated
 
 
 class Ledger:
@@ -48,6 +49,7 @@ class Ledger:
             seconds,
             cached,
             time.time(),
+            usage.reused_tokens,
         )
         with self._lock:
             self._entries.append(entry)
@@ -83,6 +85,7 @@ class Ledger:
                 "seconds",
                 "cached",
                 "at",
+                "reused_tokens",
             ],
         )
         if by_call:
@@ -91,10 +94,17 @@ class Ledger:
         df["calls"] = (~hit).astype(int)
         df["cache_hits"] = hit.astype(int)
         # tokens and seconds count what reached a model; a cache hit costs nothing
-        df.loc[hit, ["prompt_tokens", "completion_tokens", "seconds"]] = 0
+        df.loc[hit, ["prompt_tokens", "completion_tokens", "reused_tokens", "seconds"]] = 0
         out = (
             df.groupby(["backend", "model"], as_index=False)[
-                ["calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds"]
+                [
+                    "calls",
+                    "cache_hits",
+                    "prompt_tokens",
+                    "reused_tokens",
+                    "completion_tokens",
+                    "seconds",
+                ]
             ]
             .sum()
             .round({"seconds": 2})

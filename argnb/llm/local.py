@@ -85,6 +85,23 @@ def default_threads() -> int:
     return max(1, min(8, usable_cpus() // 2))
 
 
+def default_prefix_cache() -> bool:
+    """Prefix reuse on unless ``$ARGNB_PREFIX_CACHE`` says ``0`` (to compare both in one run).
+
+    Only the embedded model is steered by it: Ollama, vLLM and llama.cpp's server decide about
+    their own prefix caches (OpenAI-compatible servers report what they reused).
+    """
+    env = os.environ.get("ARGNB_PREFIX_CACHE", "").strip().lower()
+    if env in ("", "1", "on", "true", "yes"):
+        return True
+    if env in ("0", "off", "false", "no"):
+        return False
+    raise ArgnbError(
+        f"ARGNB_PREFIX_CACHE must be 0 or 1, not {env!r}",
+        hint="export ARGNB_PREFIX_CACHE=0   (off) or =1 (on, the default)",
+    )
+
+
 def resolve_model_path(model: str) -> Path:
     """Map a model name (``smollm2-135m``) or a GGUF path to a file on disk."""
     if model.endswith(".gguf") or os.sep in model:
@@ -202,7 +219,7 @@ def grammar_safe(schema: Any) -> Any:
 class LocalBackend(Backend):
     """llama.cpp in-process; one request at a time per loaded model.
 
-    ``prefix_cache`` (default on) restores the saved KV cache of the longest shared prompt prefix
+    ``prefix_cache`` (default on, or ``$ARGNB_PREFIX_CACHE``) restores the saved KV cache of the longest shared prompt prefix
     instead of evaluating it again; outputs are byte-identical either way. ``n_threads`` defaults
     to :func:`default_threads` (``ARGNB_THREADS``). No timeout: nothing can hang in-process.
     """
@@ -215,7 +232,7 @@ class LocalBackend(Backend):
         *,
         n_ctx: int = 8192,
         n_threads: int | None = None,
-        prefix_cache: bool = True,
+        prefix_cache: bool | None = None,
         repeat_penalty: float = REPEAT_PENALTY,
         **kw: Any,
     ) -> None:
@@ -224,7 +241,7 @@ class LocalBackend(Backend):
         self.path = resolve_model_path(model)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
-        self.prefix_cache = prefix_cache
+        self.prefix_cache = default_prefix_cache() if prefix_cache is None else prefix_cache
         if (
             isinstance(repeat_penalty, bool)
             or not isinstance(repeat_penalty, int | float)
@@ -286,7 +303,7 @@ class LocalBackend(Backend):
     def _chat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
         kwargs = self._kwargs(messages, schema, options, stream=False)
         with self._lock():
-            self._begin()
+            hook = self._begin()
             try:
                 out = self.llm.create_chat_completion(**kwargs)
             except ValueError as exc:  # llama.cpp: prompt longer than the context window
@@ -299,6 +316,7 @@ class LocalBackend(Backend):
             usage=Usage(
                 prompt_tokens=u.get("prompt_tokens", 0),
                 completion_tokens=u.get("completion_tokens", 0),
+                reused_tokens=hook.reused,
             ),
             model=self.model,
             backend=self.name,
@@ -327,7 +345,11 @@ class LocalBackend(Backend):
         completion = hook.fed_back + (1 if finish == "length" else 0)
         yield Reply(
             text="",
-            usage=Usage(prompt_tokens=hook.prompt_tokens, completion_tokens=completion),
+            usage=Usage(
+                prompt_tokens=hook.prompt_tokens,
+                completion_tokens=completion,
+                reused_tokens=hook.reused,
+            ),
             model=self.model,
         )
 

@@ -147,9 +147,15 @@ class OpenAIBackend(Backend):
         return req
 
     def _usage(self, u: Any) -> Usage:
+        details = getattr(u, "prompt_tokens_details", None)
+        prompt = getattr(u, "prompt_tokens", 0) or 0
+        reused = getattr(details, "cached_tokens", 0) or 0
         return Usage(
-            prompt_tokens=getattr(u, "prompt_tokens", 0) or 0,
+            prompt_tokens=prompt,
             completion_tokens=getattr(u, "completion_tokens", 0) or 0,
+            reused_tokens=reused
+            if isinstance(reused, int) and isinstance(prompt, int) and 0 <= reused <= prompt
+            else 0,
         )
 
     def _reply(self, resp: Any) -> Reply:

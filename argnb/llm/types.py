@@ -27,15 +27,24 @@ class Usage(BaseModel):
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: of ``prompt_tokens``, how many the server reused from an earlier request's shared prefix
+    #: instead of evaluating them (the embedded model's prefix cache, OpenAI's ``cached_tokens``)
+    reused_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens the model actually had to read."""
+        return self.prompt_tokens - self.reused_tokens
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            reused_tokens=self.reused_tokens + other.reused_tokens,
         )
 
 

@@ -180,16 +180,20 @@ def test_prefix_cache_gives_byte_identical_outputs_to_cold_runs(local):
     opts = Options(max_tokens=16)
     prompts = _prompts()
     schemas = [None, Verdict.model_json_schema()]
+    reported = 0
     for k, msgs in enumerate(prompts):
         schema = schemas[k % 2]
         w = warm.chat(msgs, schema=schema, options=opts)
         c = cold.chat(msgs, schema=schema, options=opts)
         assert w.text == c.text, f"prompt {k}: warm {w.text!r} != cold {c.text!r}"
-        assert w.usage == c.usage
+        assert w.usage.model_copy(update={"reused_tokens": 0}) == c.usage
+        assert c.usage.reused_tokens == 0 and c.usage.evaluated_tokens == c.usage.prompt_tokens
+        reported += w.usage.reused_tokens
     reused = store.reused_tokens - reused0
     evaluated = store.evaluated_tokens - evaluated0
     assert len(prompts) >= 40
     assert reused > evaluated, f"only {reused} of {reused + evaluated} prompt tokens reused"
+    assert reported == reused  # each reply says what it reused (Usage.reused_tokens)
 
 
 @pytest.mark.model
@@ -201,8 +205,49 @@ def test_streamed_local_reply_equals_the_plain_call_and_counts_tokens(local):
         s = LocalBackend(ledger=Ledger()).stream(msgs, options=opts)
         chunks = list(s)
         assert len(chunks) > 1 and "".join(chunks) == plain.text == s.reply.text
-        assert s.reply.usage == plain.usage
+        same = {"reused_tokens": 0}  # the second call may reuse the first one's prefix
+        assert s.reply.usage.model_copy(update=same) == plain.usage.model_copy(update=same)
         assert 0 < s.reply.first_chunk_s < s.reply.latency_s
+
+
+def test_argnb_prefix_cache_switches_reuse_for_every_local_backend(monkeypatch):
+    from argnb.errors import ArgnbError
+    from argnb.llm.local import default_prefix_cache
+
+    monkeypatch.delenv("ARGNB_PREFIX_CACHE", raising=False)
+    assert default_prefix_cache() is True
+    for off in ("0", "off", " False "):
+        monkeypatch.setenv("ARGNB_PREFIX_CACHE", off)
+        assert default_prefix_cache() is False
+        assert LocalBackend(ledger=Ledger()).prefix_cache is False  # nothing loaded yet
+        assert LocalBackend(prefix_cache=True, ledger=Ledger()).prefix_cache is True
+    monkeypatch.setenv("ARGNB_PREFIX_CACHE", "1")
+    assert LocalBackend(ledger=Ledger()).prefix_cache is True
+    monkeypatch.setenv("ARGNB_PREFIX_CACHE", "maybe")
+    with pytest.raises(ArgnbError, match="ARGNB_PREFIX_CACHE must be 0 or 1"):
+        LocalBackend(ledger=Ledger())
+
+
+def test_openai_usage_reports_reused_tokens_and_ignores_lies():
+    from types import SimpleNamespace as NS
+
+    from argnb.llm.openai import OpenAIBackend
+
+    usage = OpenAIBackend._usage
+    u = usage(
+        None,
+        NS(prompt_tokens=900, completion_tokens=5, prompt_tokens_details=NS(cached_tokens=768)),
+    )
+    assert (u.prompt_tokens, u.reused_tokens, u.evaluated_tokens) == (900, 768, 132)
+    assert usage(None, NS(prompt_tokens=9, completion_tokens=1)).reused_tokens == 0
+    for lie in (10_000, -3, "768", None):
+        d = NS(cached_tokens=lie)
+        assert (
+            usage(
+                None, NS(prompt_tokens=900, completion_tokens=1, prompt_tokens_details=d)
+            ).reused_tokens
+            == 0
+        )
 
 
 def test_threads_come_from_argnb_threads_or_half_the_usable_cpus(monkeypatch):
