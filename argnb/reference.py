@@ -115,17 +115,29 @@ class ReferenceSession(BaseModel):
         return reference_html(self)
 
 
-def load(module: str, name: str) -> ReferenceSession:
-    """``assets/<module>/reference_<name>.json``, wherever the course's assets are."""
-    from argnb.course import asset_dir
+def load(
+    module: str, name: str | ReferenceSession, *, protocol: str | None = None
+) -> ReferenceSession:
+    """``assets/<module>/reference_<name>.json``, wherever the course's assets are (a session
+    passed in is checked the same way); ``protocol``: the replayer it must be written for."""
+    if isinstance(name, ReferenceSession):
+        session = name
+    else:
+        from argnb.course import asset_dir
 
-    path = asset_dir(module) / f"reference_{name}.json"
-    if not path.exists():
+        path = asset_dir(module) / f"reference_{name}.json"
+        if not path.exists():
+            raise ArgnbError(
+                f"no reference session {name!r} for {module}",
+                hint=f"expected {path}; reinstall argnb or work in a clone",
+            )
+        session = ReferenceSession.from_path(path)
+    if protocol is not None and session.protocol != protocol:
         raise ArgnbError(
-            f"no reference session {name!r} for {module}",
-            hint=f"expected {path}; reinstall argnb or work in a clone",
+            f"{session.source} is a {session.protocol} session, not a {protocol} one",
+            hint=f"replay it with argnb.{session.protocol.split('.')[0]}.reference",
         )
-    return ReferenceSession.from_path(path)
+    return session
 
 
 class ReferenceBackend(ScriptedBackend):

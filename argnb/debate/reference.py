@@ -34,13 +34,6 @@ def load_reference(name: str = TURN) -> ReferenceSession:
     return load("debate", name)
 
 
-def _session(session: ReferenceSession | str, protocol: str) -> ReferenceSession:
-    s = load_reference(session) if isinstance(session, str) else session
-    if s.protocol != protocol:
-        raise ArgnbError(f"{s.source} is a {s.protocol} session, not a {protocol} one")
-    return s
-
-
 def _retriever(setup: dict[str, Any]) -> Retriever:
     """Retrieval over the shipped memory; BM25 unless the file asks otherwise (any other method
     needs the embedding model the memory was embedded with, which a replay does not load)."""
@@ -69,7 +62,7 @@ async def areplay_turn(
 ) -> NextUtterance:
     """Replay an authored turn through the pipeline; raise
     :class:`~argnb.reference.ReferenceMismatch` if the pipeline disagrees with the file."""
-    s = _session(session, "debate.turn")
+    s = load("debate", session, protocol="debate.turn")
     play = s.player()
     setup = s.setup
     writer = setup.get("writer", "Pro")
@@ -129,7 +122,7 @@ def replay_debate(
     raise :class:`~argnb.reference.ReferenceMismatch` if the simulation disagrees with the file."""
     from argnb.debate.simulate import simulate
 
-    s = _session(session, "debate.simulate")
+    s = load("debate", session, protocol="debate.simulate")
     play = s.player()
     setup = s.setup
     retriever = _retriever(setup)

@@ -25,10 +25,7 @@ DEFAULT = "deliberation"
 
 def load_reference(name: str = DEFAULT) -> ReferenceSession:
     """The authored session ``assets/fallacy/reference_<name>.json``."""
-    session = load("fallacy", name)
-    if session.protocol != "fallacy.deliberation":
-        raise ArgnbError(f"{session.source} is a {session.protocol} session, not a deliberation")
-    return session
+    return load("fallacy", name, protocol="fallacy.deliberation")
 
 
 def replay_reference(
@@ -36,7 +33,7 @@ def replay_reference(
 ) -> DeliberationResult:
     """Replay an authored deliberation through the protocol; raise
     :class:`~argnb.reference.ReferenceMismatch` if the protocol disagrees with the file."""
-    s = load_reference(session) if isinstance(session, str) else session
+    s = load("fallacy", session, protocol="fallacy.deliberation")
     play = s.player()
     setup = s.setup
     agents = [Agent(name, play.backend(name)) for name in setup.get("agents", s.agents)]

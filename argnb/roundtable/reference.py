@@ -30,10 +30,7 @@ DEFAULT = "session"
 
 def load_reference(name: str = DEFAULT) -> ReferenceSession:
     """The authored session ``assets/roundtable/reference_<name>.json``."""
-    session = load("roundtable", name)
-    if session.protocol != "roundtable.session":
-        raise ArgnbError(f"{session.source} is a {session.protocol} session, not a roundtable")
-    return session
+    return load("roundtable", name, protocol="roundtable.session")
 
 
 def outcome(s: Session) -> dict[str, Any]:
@@ -65,7 +62,7 @@ def replay_session(
     :class:`~argnb.reference.ReferenceMismatch` if the session disagrees with the file."""
     from argnb.fallacy.baselines import Baseline
 
-    s = load_reference(session) if isinstance(session, str) else session
+    s = load("roundtable", session, protocol="roundtable.session")
     setup = s.setup
     human = str(setup.get("human", "You"))
     play = s.player(people=[human])

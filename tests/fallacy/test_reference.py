@@ -139,3 +139,19 @@ def test_every_shipped_reference_session_replays(path):
     assert session.protocol in REPLAYERS, f"{path.name}: add a replayer for {session.protocol}"
     assert session.written_by and session.look_for, "say who wrote it and what to look for"
     REPLAYERS[session.protocol](session)
+
+
+def test_a_session_for_another_protocol_is_refused_with_a_hint():
+    from argnb.errors import ArgnbError
+
+    fallacy = load_reference()
+    turn = json.loads((asset_dir("debate") / "reference_turn.json").read_text(encoding="utf-8"))
+    for replay, session, owner in (
+        (replay_turn, fallacy, "fallacy"),
+        (replay_debate, fallacy, "fallacy"),
+        (replay_session, fallacy, "fallacy"),
+        (replay_reference, ReferenceSession.model_validate(turn), "debate"),
+    ):
+        with pytest.raises(ArgnbError, match=r"session, not a \w+\.\w+ one") as err:
+            replay(session)
+        assert f"argnb.{owner}.reference" in (err.value.hint or "")
