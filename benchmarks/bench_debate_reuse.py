@@ -62,6 +62,13 @@ def measure(n: int = 10, cut: int = 4) -> dict:
             out[mode]["first"].append(u.first_chunk_s)
             out[mode]["turns"].append(u.turns)
             out[mode]["keys"].append([_turn_key(t) for t in u.turns])
+            usage = sum((t.usage for t in u.turns), start=type(u.turns[0].usage)())
+            print(  # progress, so a run stopped early still says what it measured
+                f"debate {i + 1}/{len(items)} {mode}: {time.perf_counter() - t0:.1f} s, "
+                f"{usage.evaluated_tokens} evaluated + {usage.reused_tokens} restored",
+                file=sys.stderr,
+                flush=True,
+            )
     out["items"] = len(items)
     return out
 

@@ -277,6 +277,15 @@ def test_a_schema_note_ends_a_context_first_task_so_the_shared_prefix_survives()
     assert asked["judge"][0] == asked["plain"][0] == system  # the system text is untouched
     assert asked["judge"][1].content.startswith("Motion: tea.\n\n## Your task\nTask of judge.")
     assert asked["judge"][1].content.endswith('"title":"Verdict","type":"object"}')
+    # a rule repair asks again after the answer: the note stays where the first attempt had it
+    again = [
+        system,
+        user,
+        Message(role="assistant", content="{}"),
+        Message(role="user", content="Fix it."),
+    ]
+    repaired = with_instructions(again, {"type": "object"})
+    assert repaired[:2] == asked["plain"] and repaired[2:] == again[2:]
     # a prompt without the task line keeps the note in the system message, as before
     old = with_instructions([system, Message(role="user", content="Hi")], {"type": "object"})
     assert old[0].content.startswith("One team.\n\nAnswer with a single JSON object")
