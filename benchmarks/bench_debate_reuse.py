@@ -69,6 +69,8 @@ def measure(n: int = 10, cut: int = 4) -> dict:
                 file=sys.stderr,
                 flush=True,
             )
+        same = out["off"]["keys"][-1] == out["on"]["keys"][-1]
+        print(f"debate {i + 1}/{len(items)} identical: {same}", file=sys.stderr, flush=True)
     out["items"] = len(items)
     return out
 

@@ -64,3 +64,29 @@ def test_a_debate_turn_with_prefix_reuse_is_byte_identical_and_reuses_most_of_it
     # every call after the first starts with the context the earlier ones already read
     assert restored > prompt / 2, f"only {restored} of {prompt} prompt tokens restored"
     assert all(t.usage.reused_tokens > 0 for t in used[1:])
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_argnb_debate_next_honours_argnb_prefix_cache(local, tmp_path, capsys, monkeypatch, switch):
+    """The CLI builds its local backend through connect: the switch reaches the run."""
+    from argnb.cli import main
+
+    rows = [
+        {"debate_id": d, "topic": TOPIC, "turn": n, "stance": s, "speaker": s, "text": x}
+        for d in ("a", "b")
+        for n, (s, x) in enumerate(
+            [*HISTORY[:2], ("pro", f"In debate {d} the buses carry everyone who needs to come in.")]
+        )
+    ]
+    debates = tmp_path / "debates.jsonl"
+    debates.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setenv("ARGNB_PREFIX_CACHE", switch)
+    argv = ["debate", "next", "--debates", str(debates), "--cut", "2", "--method", "llm"]
+    argv += ["--backend", "local", "--words", "20", "--no-stance-check", "--json", "--quiet"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 2 and out["prompt_tokens_per_utterance"] > 200
+    # two items with the same motion and history: the second restores the first one's prefix
+    reused = out["reused_tokens_per_utterance"]
+    assert reused == 0 if switch == "0" else reused > 0
