@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 
 from _common import table
-from bench_debate_common import DATA, have_data, local, skipped
+from bench_debate_common import CACHE, DATA, have_data, local, skipped
 
 
 def _turn_key(t) -> tuple:
@@ -37,8 +37,9 @@ def _items(n: int, cut: int) -> list[dict]:
     return next_items(read_debates(DATA / "iq2-debates" / "items.jsonl"), cut, limit=n)
 
 
-def measure(n: int = 10, cut: int = 4) -> dict:
-    """Run every item in both settings; the raw numbers :func:`run` and :func:`roles` report."""
+def measure(n: int = 10, cut: int = 4, log=None) -> dict:
+    """Run every item in both settings; the raw numbers :func:`run` and :func:`roles` report
+    (``log``: an open file that gets one JSON line per step as it is measured)."""
     from bench_debate_next import _memory
 
     from argnb.debate.generate import Debater
@@ -58,11 +59,18 @@ def measure(n: int = 10, cut: int = 4) -> dict:
             d = Debater(backends[mode], "rdebater", retriever, k=3)
             t0 = time.perf_counter()
             u = d.next(item["topic"], item["history"], stance=item["stance"])
-            out[mode]["wall"] += time.perf_counter() - t0
+            u_wall = time.perf_counter() - t0
+            out[mode]["wall"] += u_wall
             out[mode]["first"].append(u.first_chunk_s)
             out[mode]["turns"].append(u.turns)
             out[mode]["keys"].append([_turn_key(t) for t in u.turns])
             usage = sum((t.usage for t in u.turns), start=type(u.turns[0].usage)())
+            if log is not None:  # every step's cost, kept as it is measured
+                for t in u.turns:
+                    row = {"debate": i, "mode": mode, "role": t.role, "calls": t.calls}
+                    row |= t.usage.model_dump() | {"seconds": t.latency_s, "wall": u_wall}
+                    log.write(json.dumps(row) + "\n")
+                log.flush()
             print(  # progress, so a run stopped early still says what it measured
                 f"debate {i + 1}/{len(items)} {mode}: {time.perf_counter() - t0:.1f} s, "
                 f"{usage.evaluated_tokens} evaluated + {usage.reused_tokens} restored",
@@ -139,7 +147,9 @@ if __name__ == "__main__":
     if not have_data() or local() is None:
         print(table("debate prefix reuse", run(count, cut)))
         sys.exit(0)
-    data = measure(count, cut)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"debate-reuse-{count}x{cut}.steps.jsonl", "w", encoding="utf-8") as log:
+        data = measure(count, cut, log)
     print(
         table(
             f"rdebater next turn, prefix cache off vs on ({count} IQ2 debates)", run(measured=data)

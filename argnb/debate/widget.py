@@ -1,7 +1,9 @@
 """The learner debates the agent: pick a motion and a side, write a turn, read the reply.
 
     motion (from the memory, or your own) · your side · [Start] [Replay the reference turn]
-    dialogue panel: your turns and the agent's, the agent's text streaming in as it is written
+    dialogue panel: your turns and the agent's
+    live panel: the step the agent is in ("finding your premises…", "draft…", …) from the moment
+    you press Send, what each step made, the draft streaming in; replaced by the reply
     your turn: [text box] [Send]
     the agent's steps for its last reply: keywords, retrieved passages and their schemes, the
     flaws it found in YOUR argument, drafts, the judge's verdicts, the revisions
