@@ -12,6 +12,10 @@ The R-Debater pipeline (section 4.3 of the paper) for the side whose turn it is:
    agent** checks stance, relevance and the planned schemes: accept, or feedback;
 5. the **modification agent** revises a rejected draft; 4-5 repeat.
 
+Every agent of the turn reads the same start -- one system text, then the turn's context (motion,
+history, flaws, evidence, candidate), each agent's task after it (:mod:`argnb.debate.context`) --
+so a backend with a prefix cache reads the shared part once.
+
 The paper loops until the judge accepts; here the loop is bounded by ``max_revisions`` (default
 3), and a result says when the bound was hit. The word budget holds in code: a draft over it gets
 one revision (the agent turn's repair), and a revision still over it is cut at a sentence
