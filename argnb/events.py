@@ -12,7 +12,7 @@ from typing import Literal
 
 from argnb.transcript import Turn
 
-EventKind = Literal["turn", "start", "chunk", "restart", "waiting", "end"]
+EventKind = Literal["turn", "step", "start", "chunk", "restart", "waiting", "end"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,8 @@ class Event:
 
     ``start`` (a speaker begins a streamed text; ``model`` and ``label`` say who), ``chunk`` (a
     piece of its text), ``restart`` (its text was too long and is being written again), ``turn``
-    (a turn was recorded: ``turn`` and, where known, its transcript ``index``), ``waiting`` (the
+    (a turn was recorded: ``turn`` and, where known, its transcript ``index``), ``step`` (a step
+    of a speaker's preparation begins; ``label`` names it), ``waiting`` (the
     floor is the human's), ``end``.
     """
 

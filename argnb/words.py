@@ -112,12 +112,23 @@ def distinct(items: Iterable[str]) -> list[str]:
     return out
 
 
+#: a debate history's turn label opening a sentence ("P1:", "C2 (against):"): a small model
+#: echoes the prompt's labelled lines, and a spoken turn never names its own turns that way
+_LABEL = re.compile(r"^(?:[PC]\d{1,2}(?: ?\((?:for|against)\))? ?: ?)+")
+
+
 def drop_repeats(text: str) -> str:
-    """The text without sentences that repeat an earlier one (case and punctuation aside):
-    small models fall into loops, and a spoken turn never says the same sentence twice."""
+    """The text without sentences that repeat an earlier one (case and punctuation aside) and
+    without history labels opening a sentence (so "P1: X" and "P2: X" are one sentence): small
+    models fall into loops, and a spoken turn never says the same sentence twice.
+
+    >>> drop_repeats('P1: Cars pollute. P2: Cars pollute. C1 (against): "Shops die." Yes.')
+    'Cars pollute. "Shops die." Yes.'
+    """
     seen: set[str] = set()
     kept = []
     for sentence in _SENTENCE_END.split(" ".join(text.split())):
+        sentence = _LABEL.sub("", sentence)
         key = _key(sentence)
         if key and key in seen:
             continue

@@ -13,6 +13,7 @@ import bench_debate_annotation
 import bench_debate_latency
 import bench_debate_next
 import bench_debate_retrieval
+import bench_debate_reuse
 import bench_import
 import bench_memory
 import bench_overhead
@@ -36,3 +37,9 @@ if __name__ == "__main__":
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
     print(table("debate next turn on 10 IQ2 debates (cut 4)", bench_debate_next.run()))
+    print(
+        table(
+            "rdebater next turn, prefix cache off vs on (local, 10 IQ2 debates)",
+            bench_debate_reuse.run(),
+        )
+    )

@@ -12,6 +12,10 @@ The R-Debater pipeline (section 4.3 of the paper) for the side whose turn it is:
    agent** checks stance, relevance and the planned schemes: accept, or feedback;
 5. the **modification agent** revises a rejected draft; 4-5 repeat.
 
+Every agent of the turn reads the same start -- one system text, then the turn's context (motion,
+history, flaws, evidence, candidate), each agent's task after it (:mod:`argnb.debate.context`) --
+so a backend with a prefix cache reads the shared part once.
+
 The paper loops until the judge accepts; here the loop is bounded by ``max_revisions`` (default
 3), and a result says when the bound was hit. The word budget holds in code: a draft over it gets
 one revision (the agent turn's repair), and a revision still over it is cut at a sentence
@@ -41,9 +45,10 @@ from typing import Any, Literal
 
 from argnb.agents import Agent, Response
 from argnb.batch import run_sync
+from argnb.debate.context import TurnContext
 from argnb.debate.logic import OPPONENT_TURNS, LogicAgent, LogicResult
 from argnb.debate.payloads import Draft, Summary, Utterance, Verdict
-from argnb.debate.record import SIDE_WORDS, Said, as_history, clip, next_side, render
+from argnb.debate.record import SIDE_WORDS, Said, as_history, clip, next_side
 from argnb.debate.retrieve import RetrievalTrace, Retriever, akeywords, history_text
 from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
@@ -65,13 +70,14 @@ from argnb.words import (
 PACKAGE = "argnb.debate"
 WORDS = 120
 MAX_REVISIONS = 3
-#: what a prompt shows of the history: the last turns, each cut to this many words
-HISTORY_TURNS = 6
-HISTORY_WORDS = 120
 #: words of one retrieved passage in a prompt
 PASSAGE_WORDS = 80
 
 Retrieval = Literal["none", "naive", "schemes"]
+
+#: the steps of a turn, as ``Event("step", label=...)`` names them when each begins (a view
+#: says them in its own words)
+STEPS = ("logic", "retrieval", "draft", "judge", "revision")
 
 
 @dataclass(frozen=True)
@@ -285,7 +291,7 @@ class Debater:
 
     # -- the steps ---------------------------------------------------------------------
     async def _retrieve(
-        self, topic: str, stance: str, history: list[Said]
+        self, topic: str, stance: str, history: list[Said], ctx: TurnContext
     ) -> tuple[RetrievalTrace | None, list[Turn], str]:
         assert self.retriever is not None
         text = history_text([s.text for s in history]) or topic
@@ -294,7 +300,11 @@ class Debater:
         note = ""
         if self.m.retrieval == "schemes" and self.keyword_agent:
             keywords, tt = await akeywords(
-                self.judge or self.backend, text, n=self.retriever.n_keywords
+                self.judge or self.backend,
+                text,
+                n=self.retriever.n_keywords,
+                prompt_dir=self.prompt_dir,
+                ctx=ctx,
             )
             turns += tt
             if keywords is None:
@@ -313,21 +323,17 @@ class Debater:
         trace.turns = turns
         return trace, turns, note
 
-    def _blocks(
-        self, trace: RetrievalTrace | None, logic: LogicResult | None, closing: bool
-    ) -> tuple[str, list[str]]:
-        """The extra parts of the draft prompt for this method, and the planned schemes."""
-        t = self.template("generate")
-        parts: list[str] = []
+    def _evidence(
+        self, ctx: TurnContext, trace: RetrievalTrace | None
+    ) -> tuple[TurnContext, list[str]]:
+        """The context with what retrieval found for this method, and the planned schemes."""
         planned: list[str] = []
-        if logic is not None and logic.flaws:
-            parts.append(t.render("flaws", flaws=logic.signals()))
         if trace is not None and trace.hits:
             if self.m.retrieval == "naive":
                 material = "\n".join(
                     f"- {clip(h.text, PASSAGE_WORDS)}" for h in trace.hits[: self.k]
                 )
-                parts.append(t.render("material", material=material))
+                ctx = ctx.with_block("material", material=material)
             else:
                 assert self.schemes is not None
                 planned = [s for s in trace.kept_schemes if s in self.schemes]
@@ -336,20 +342,15 @@ class Debater:
                 exemplars = "\n".join(
                     f"- ({_labels(h.schemes)}) {clip(h.text, PASSAGE_WORDS)}" for h in shown
                 )
-                parts.append(t.render("exemplars", exemplars=exemplars))
+                ctx = ctx.with_block("exemplars", exemplars=exemplars)
                 if planned:
-                    parts.append(t.render("schemes", schemes=self._plan(planned)))
-        if closing:
-            parts.append(t.render("closing"))
-        return "\n\n".join(parts), planned
+                    ctx = ctx.with_block("schemes", schemes=self._plan(planned))
+        return ctx, planned
 
     def _plan(self, planned: list[str]) -> str:
         """The planned schemes with their patterns, as the generator and the judge read them."""
         assert self.schemes is not None
         return "\n".join(f"- {self.schemes[s].name}: {self.schemes[s].pattern()}" for s in planned)
-
-    def _render_history(self, history: list[Said]) -> str:
-        return render(history, words=HISTORY_WORDS, last=HISTORY_TURNS) or "(no turns yet)"
 
     async def _speak(
         self,
@@ -395,9 +396,12 @@ class Debater:
     ) -> NextUtterance:
         """The next turn for ``stance`` (default: the side whose turn it is).
 
-        ``on_event`` hears every finished step (``turn``), and the draft and each revision as
-        they are written (``start``, ``chunk``; ``restart`` when one is too long and is written
-        again): the vocabulary of :class:`argnb.events.Event`."""
+        Every agent's prompt starts with the turn's shared context (:mod:`argnb.debate.context`),
+        which grows as steps finish: the history, then the flaws, the evidence, the candidate.
+        ``on_event`` hears each step as it begins (``step``, its ``label`` says what it does),
+        every finished step (``turn``), and the draft and each revision as they are written
+        (``start``, ``chunk``; ``restart`` when one is too long and is written again): the
+        vocabulary of :class:`argnb.events.Event`."""
         hist = as_history(history)
         side = stance or next_side(hist)
         if side not in SIDE_WORDS:
@@ -409,43 +413,52 @@ class Debater:
             if on_event is not None:
                 on_event(event)
 
+        def step(label: str) -> None:
+            emit(Event("step", self.name, label=label))
+
+        def record_one(t: Turn) -> None:
+            turns.append(t)
+            emit(Event("turn", t.speaker, t.text, t))
+
         def record(new: Sequence[Turn]) -> None:
             for t in new:
-                turns.append(t)
-                emit(Event("turn", t.speaker, t.text, t))
+                record_one(t)
 
+        ctx = TurnContext.of(topic, side, hist, self.prompt_dir)
         logic = None
         if self.m.logic:
             assert self.logic_agent is not None
-            logic = await self.logic_agent.aanalyse(topic, side, hist)
-            record(logic.turns)
+            step("logic")
+            logic = await self.logic_agent.aanalyse(topic, side, hist, ctx=ctx, on_turn=record_one)
             if logic.note:
                 notes.append(f"logic agent: {logic.note}")
+            if logic.flaws:
+                ctx = ctx.with_block("flaws", flaws=logic.signals())
         trace = None
         if self.m.retrieval != "none":
-            trace, kw_turns, note = await self._retrieve(topic, side, hist)
+            step("retrieval")
+            trace, kw_turns, note = await self._retrieve(topic, side, hist, ctx)
             record(kw_turns)
             record([trace.to_turn()])
             if note:
                 notes.append(note)
             if self.m.retrieval == "schemes" and not trace.kept_schemes:
                 notes.append("no scheme above the threshold in the retrieved passages")
-        extra, planned = self._blocks(trace, logic, closing)
+        ctx, planned = self._evidence(ctx, trace)
         opp = [s for s in hist if s.stance != side]
         last = opp[-1] if opp else None
         t = self.template("generate")
-        system = t.render(
-            "system", name=self.name, side=SIDE_WORDS[side], topic=topic, words=self.words
-        )
-        user = t.render(
-            "user",
-            topic=topic,
-            history=self._render_history(hist),
+        task = t.render(
+            "task",
+            name=self.name,
             side=SIDE_WORDS[side],
+            topic=topic,
             last=last.label if last else "none",
             words=self.words,
+            plan=" Build your turn on the planned kinds of argument." if planned else "",
         )
-        prompt = user + ("\n\n" + extra if extra else "")
+        if closing:
+            task += "\n\n" + t.render("closing")
         first: list[float | None] = []
 
         def started(n: int) -> None:
@@ -455,8 +468,14 @@ class Debater:
         def chunk(text: str) -> None:
             emit(Event("chunk", self.name, text))
 
+        step("draft")
         text, resp, live = await self._speak(
-            prompt, system=system, role="draft", revision=0, on_chunk=chunk, on_start=started
+            ctx.ask(task),
+            system=ctx.system,
+            role="draft",
+            revision=0,
+            on_chunk=chunk,
+            on_start=started,
         )
         first += live.first_chunk_s
         record(resp.turns)
@@ -466,14 +485,15 @@ class Debater:
         if not text:
             notes.append(f"no valid draft: {resp.error}")
         elif self.m.judge:
-            schemes_text = (
-                self._plan(planned) if planned else "None were planned: answer true for this check."
-            )
+            jt = self.template("judge")
+            schemes_check = jt.render("schemes_planned" if planned else "schemes_none")
             for rnd in range(self.max_revisions + 1):
-                summary, st = await self._summarize(topic, hist, side, text, rnd)
+                judged = ctx.with_block("candidate", candidate=text)
+                step("judge")
+                summary, st = await self._summarize(judged, rnd)
                 record(st)
                 verdict, vt = await self._judge(
-                    topic, side, summary, last, schemes_text, text, rnd, bool(planned)
+                    judged, side, summary, schemes_check, rnd, bool(planned)
                 )
                 record(vt)
                 if verdict is None:
@@ -486,16 +506,18 @@ class Debater:
                     bound = True
                     break
                 rt = self.template("revise")
+                step("revision")
                 revised, rresp, live = await self._speak(
-                    rt.render(
-                        "user",
-                        topic=topic,
-                        side=SIDE_WORDS[side],
-                        candidate=text,
-                        feedback=verdict.feedback or "Make the turn hold its side more clearly.",
-                        words=self.words,
+                    judged.ask(
+                        rt.render(
+                            "task",
+                            side=SIDE_WORDS[side],
+                            feedback=verdict.feedback
+                            or "Make the turn hold its side more clearly.",
+                            words=self.words,
+                        )
                     ),
-                    system=rt.render("system"),
+                    system=judged.system,
                     role="revision",
                     revision=rnd + 1,
                     on_chunk=chunk,
@@ -547,23 +569,16 @@ class Debater:
         """Sync twin of :meth:`anext` (works inside Jupyter too)."""
         return run_sync(self.anext(topic, history, **kw))
 
-    async def _summarize(
-        self, topic: str, hist: list[Said], side: str, candidate: str, rnd: int
-    ) -> tuple[str, tuple[Turn, ...]]:
+    async def _summarize(self, ctx: TurnContext, rnd: int) -> tuple[str, tuple[Turn, ...]]:
+        """The debate with the candidate in it (both in ``ctx``), as the judge reads it."""
         t = self.template("summarize")
-        agent = Agent("summarization agent", self.judge or self.backend, system=t.render("system"))
+        agent = Agent("summarization agent", self.judge or self.backend, system=ctx.system)
 
         def lines(xs: list[str]) -> list[str]:  # no sentence twice (small models loop)
             return distinct(xs)
 
         resp = await agent.arespond(
-            t.render(
-                "user",
-                topic=topic,
-                history=self._render_history(hist),
-                side=SIDE_WORDS[side],
-                candidate=candidate,
-            ),
+            ctx.ask(t.render("task")),
             SummaryAnswer,
             role="summary",
             round=rnd,
@@ -590,21 +605,16 @@ class Debater:
 
     async def _judge(
         self,
-        topic: str,
+        ctx: TurnContext,
         side: str,
         summary: str,
-        last: Said | None,
         schemes: str,
-        candidate: str,
         rnd: int,
         planned: bool,
     ) -> tuple[Verdict | None, tuple[Turn, ...]]:
+        """Accept the candidate in ``ctx`` or say what to change."""
         t = self.template("judge")
-        agent = Agent(
-            "judgement agent",
-            self.judge or self.backend,
-            system=t.render("system", side=SIDE_WORDS[side]),
-        )
+        agent = Agent("judgement agent", self.judge or self.backend, system=ctx.system)
 
         def verdict(v: Any) -> Verdict:
             follows = bool(v.follows_schemes) or not planned
@@ -619,15 +629,7 @@ class Debater:
             )
 
         resp = await agent.arespond(
-            t.render(
-                "user",
-                topic=topic,
-                side=SIDE_WORDS[side],
-                summary=summary,
-                last=clip(last.text, HISTORY_WORDS) if last else "(the opponent has not spoken)",
-                schemes=schemes,
-                candidate=candidate,
-            ),
+            ctx.ask(t.render("task", side=SIDE_WORDS[side], summary=summary, schemes=schemes)),
             VerdictAnswer,
             role="verdict",
             round=rnd,

@@ -33,14 +33,15 @@ no flaws; the generation then runs without flaws, and the trace says why).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from argnb.agents import Agent
 from argnb.batch import run_sync
+from argnb.debate.context import TurnContext
 from argnb.debate.payloads import Flaw, Flaws, Predicates, ReasoningChain
-from argnb.debate.record import SIDE_WORDS, Said, as_history, clip
+from argnb.debate.record import SIDE_WORDS, Said, as_history, clip, other
 from argnb.debate.schemas import (
     FLAW_KINDS,
     MAX_FLAWS,
@@ -130,26 +131,31 @@ class LogicAgent:
             self._templates[name] = load(PACKAGE, name, self.prompt_dir, sectioned=True)
         return self._templates[name]
 
-    def _agent(self, name: str, template: str) -> tuple[Agent, Prompt]:
+    def _agent(self, name: str, template: str, ctx: TurnContext) -> tuple[Agent, Prompt]:
         t = self.template(template)
-        return Agent(name, self.backend, self.options, system=t.render("system")), t
+        return Agent(name, self.backend, self.options, system=ctx.system), t
 
-    async def apredicates(self, topic: str, turn: Said) -> tuple[list[str], tuple[Turn, ...]]:
-        """Step 1 for one opponent turn (cached: the second call for the same text is free and
-        returns no turns, so its cost is counted once)."""
+    async def apredicates(
+        self, topic: str, turn: Said, ctx: TurnContext | None = None
+    ) -> tuple[list[str], tuple[Turn, ...]]:
+        """Step 1 for one opponent turn, after the turn's shared context ``ctx`` (default: the
+        motion and this turn alone). Cached: the second call for the same text is free and
+        returns no turns, so its cost is counted once."""
         key = f"{turn.stance}\x00{turn.text}"
         if key in self._cache:
             return self._cache[key][0], ()
-        agent, t = self._agent("logic agent", "predicates")
-        user = t.render(
-            "user",
-            topic=topic,
+        if ctx is None:
+            ctx = TurnContext.of(topic, other(turn.stance), [turn], self.prompt_dir)
+        agent, t = self._agent("logic agent", "predicates", ctx)
+        task = t.render(
+            "task",
+            label=turn.label,
             side=SIDE_WORDS[turn.stance],
             text=clip(turn.text, TURN_WORDS),
             n=MAX_PREDICATES,
         )
         resp = await agent.arespond(
-            user,
+            ctx.ask(task),
             PredicatesAnswer,
             role="predicates",
             check=lambda v: [] if well_formed(v.predicates) else ["write claims as Name(A,B)"],
@@ -161,17 +167,35 @@ class LogicAgent:
         self._cache[key] = (preds, resp.turns)
         return preds, resp.turns
 
-    async def aanalyse(self, topic: str, stance: str, history: Sequence[Any]) -> LogicResult:
-        """All three steps over the turns of the side *opposing* ``stance``."""
+    async def aanalyse(
+        self,
+        topic: str,
+        stance: str,
+        history: Sequence[Any],
+        *,
+        ctx: TurnContext | None = None,
+        on_turn: Callable[[Turn], None] | None = None,
+    ) -> LogicResult:
+        """All three steps over the turns of the side *opposing* ``stance``, each prompt after
+        the turn's shared context ``ctx`` (default: built from ``history``). ``on_turn`` hears
+        each step's turns as soon as they are made (a view shows the predicates early)."""
         hist = as_history(history)
         opp = [s for s in hist if s.stance != stance][-self.opponent_turns :]
         if not opp:
             return LogicResult([], {}, "", [], (), "the opponent has not spoken yet")
+        ctx = ctx or TurnContext.of(topic, stance, hist, self.prompt_dir)
         turns: list[Turn] = []
+
+        def add(new: Sequence[Turn]) -> None:
+            turns.extend(new)
+            for t in new:
+                if on_turn is not None:
+                    on_turn(t)
+
         sources: dict[str, str] = {}
         for said in opp:
-            preds, t = await self.apredicates(topic, said)
-            turns += t
+            preds, t = await self.apredicates(topic, said, ctx)
+            add(t)
             for p in preds:
                 sources.setdefault(p, said.label)
         preds = list(sources)
@@ -179,15 +203,15 @@ class LogicAgent:
             return LogicResult([], {}, "", [], tuple(turns), "no valid predicates")
         side = SIDE_WORDS[opp[0].stance]
         listing = "\n".join(preds)
-        agent, t = self._agent("logic agent", "chain")
+        agent, t = self._agent("logic agent", "chain", ctx)
         chain_resp = await agent.arespond(
-            t.render("user", topic=topic, side=side, predicates=listing),
+            ctx.ask(t.render("task", side=side, predicates=listing)),
             ChainAnswer,
             role="reasoning chain",
             text=lambda v: v.chain,
             payload=lambda v: ReasoningChain(chain=v.chain),
         )
-        turns += chain_resp.turns
+        add(chain_resp.turns)
         if not chain_resp.valid or not chain_resp.value.chain.strip():
             return LogicResult(preds, sources, "", [], tuple(turns), "no valid reasoning chain")
         chain = chain_resp.value.chain.strip()
@@ -200,16 +224,17 @@ class LogicAgent:
                 out.append(Flaw(kind=f.kind, text=" ".join(f.text.split()), claims=claims))
             return [f for f in out if f.text]
 
-        agent, t = self._agent("logic agent", "flaws")
+        agent, t = self._agent("logic agent", "flaws", ctx)
         flaw_resp = await agent.arespond(
-            t.render(
-                "user",
-                topic=topic,
-                side=side,
-                chain=chain,
-                predicates=listing,
-                kinds=", ".join(FLAW_KINDS),
-                n=MAX_FLAWS,
+            ctx.ask(
+                t.render(
+                    "task",
+                    side=side,
+                    chain=chain,
+                    predicates=listing,
+                    kinds=", ".join(FLAW_KINDS),
+                    n=MAX_FLAWS,
+                )
             ),
             FlawsAnswer,
             role="flaws",
@@ -218,7 +243,7 @@ class LogicAgent:
             text=lambda v: "\n".join(f"{f.kind}: {f.text}" for f in flaws(v)) or "(no flaws)",
             payload=lambda v: Flaws(flaws=flaws(v)),
         )
-        turns += flaw_resp.turns
+        add(flaw_resp.turns)
         found = flaws(flaw_resp.value) if flaw_resp.valid else []
         note = "" if flaw_resp.valid else "no valid flaw list"
         return LogicResult(preds, sources, chain, found, tuple(turns), note)

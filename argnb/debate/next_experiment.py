@@ -99,6 +99,7 @@ async def anext_one(
         "stance_ok": stance_ok,
         "calls": cost.calls,
         "prompt_tokens": cost.usage.prompt_tokens,
+        "reused_tokens": cost.usage.reused_tokens,
         "completion_tokens": cost.usage.completion_tokens,
         "seconds": round(cost.latency_s, 3),
         "first_chunk_s": u.first_chunk_s,
@@ -129,6 +130,8 @@ class NextSummary:
             "invalid": sum(1 for r in rs if not r.get("valid")),
             "calls_per_utterance": self._mean("calls"),
             "prompt_tokens_per_utterance": self._mean("prompt_tokens"),
+            # of those, restored from a saved prefix (the embedded model's prefix cache)
+            "reused_tokens_per_utterance": self._mean("reused_tokens"),
             "completion_tokens_per_utterance": self._mean("completion_tokens"),
             "seconds_per_utterance": self._mean("seconds"),
             "first_chunk_s": self._mean("first_chunk_s"),

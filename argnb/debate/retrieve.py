@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from argnb.agents import Agent
+from argnb.debate.context import TurnContext
 from argnb.debate.index import MemoryIndex, _init_stop, index_for, tokenize
 from argnb.debate.memory import Store
 from argnb.debate.payloads import Keywords, RetrievalStep
@@ -71,10 +72,14 @@ async def akeywords(
     n: int = 8,
     options: Options | None = None,
     prompt_dir: str | None = None,
+    ctx: TurnContext | None = None,
 ) -> tuple[list[str] | None, tuple[Turn, ...]]:
-    """The keyword extraction agent: (keywords or None when invalid, turns)."""
+    """The keyword extraction agent: (keywords or None when invalid, turns). Its task follows
+    the turn's shared context ``ctx`` (a debater's); without one, the first 1500 words of
+    ``history``."""
     t = load(PACKAGE, "keywords", prompt_dir, sectioned=True)
-    agent = Agent("keyword agent", backend, options, system=t.render("system"))
+    ctx = ctx or TurnContext.of_history(_first_words(history, 1500), prompt_dir)
+    agent = Agent("keyword agent", backend, options, system=ctx.system)
 
     def clean(v: Any) -> list[str]:
         seen: dict[str, None] = {}
@@ -85,7 +90,7 @@ async def akeywords(
         return list(seen)[:n]
 
     resp = await agent.arespond(
-        t.render("user", history=_first_words(history, 1500), n=n),
+        ctx.ask(t.render("task", n=n)),
         KeywordsAnswer,
         role="keywords",
         check=lambda v: [] if clean(v) else ["give at least one keyword"],

@@ -93,9 +93,9 @@ Line = Annotated[str, Field(max_length=200)]
 
 class SummaryAnswer(Answer):
     overview: str = Field(max_length=500)
-    supporting: list[Line] = Field(max_length=4)
-    opposing: list[Line] = Field(max_length=4)
-    divergence: list[Line] = Field(max_length=3)
+    supporting: list[Line] = Field(max_length=2)
+    opposing: list[Line] = Field(max_length=2)
+    divergence: list[Line] = Field(max_length=2)
 
 
 class VerdictAnswer(Answer):

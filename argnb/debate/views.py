@@ -133,6 +133,18 @@ def utterance_box(t: Turn) -> str:
     )
 
 
+def live_box(step: str, lines: Sequence[str], speaker: str, side: str) -> str:
+    """What the agent is doing now, labelled by its step ("draft…"), with the text that step
+    has made so far (streamed draft words, predicates, keywords); replaced by the final reply."""
+    style = _BOX.format(c=SIDE_COLOURS.get(side, "#999"))
+    body = "".join(f"<div>{e(x)}</div>" for x in lines if x.strip())
+    return (
+        f"<div style='{style}'><b>{e(side)}</b> · {e(speaker)} "
+        f"<span class='argnb-debate-step' style='color:#777'><i>{e(step)}</i></span>"
+        f"{body}</div>"
+    )
+
+
 def utterance_html(u: NextUtterance) -> str:
     notes = "".join(f"<li>{e(n)}</li>" for n in u.notes)
     return (

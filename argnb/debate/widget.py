@@ -1,7 +1,9 @@
 """The learner debates the agent: pick a motion and a side, write a turn, read the reply.
 
     motion (from the memory, or your own) · your side · [Start] [Replay the reference turn]
-    dialogue panel: your turns and the agent's, the agent's text streaming in as it is written
+    dialogue panel: your turns and the agent's
+    live panel: the step the agent is in ("finding your premises…", "draft…", …) from the moment
+    you press Send, what each step made, the draft streaming in; replaced by the reply
     your turn: [text box] [Send]
     the agent's steps for its last reply: keywords, retrieved passages and their schemes, the
     flaws it found in YOUR argument, drafts, the judge's verdicts, the revisions
@@ -20,9 +22,9 @@ from typing import Any
 
 from argnb.debate.generate import Debater
 from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
-from argnb.debate.views import steps_html, utterance_box
+from argnb.debate.views import live_box, steps_html, utterance_box
 from argnb.events import Event
-from argnb.transcript import Transcript, Turn
+from argnb.transcript import Transcript
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
 from argnb.words import shorten
@@ -30,6 +32,16 @@ from argnb.words import shorten
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
 MAX_CHARS = 3000
+#: how the live panel names each step of the agent's turn (``Event("step").label``)
+STEP_WORDS = {
+    "logic": "finding your premises…",
+    "retrieval": "recalling earlier debates…",
+    "draft": "draft…",
+    "judge": "checking the draft…",
+    "revision": "revising the draft…",
+}
+#: finished steps whose text the live panel shows while the next one runs
+SHOWN = {"predicates", "reasoning chain", "flaws", "keywords"}
 
 
 class DebateWidget(Working):
@@ -55,6 +67,7 @@ class DebateWidget(Working):
         self.transcript: Transcript | None = None
         self.worker = Worker("argnb-debate")
         self._live: list[str] = []
+        self._step = ""
         self._repaint = Throttle(REPAINT_S)
         self.note = StaticNote()
 
@@ -201,6 +214,7 @@ class DebateWidget(Working):
         tr = self.transcript
         assert tr is not None
         self._live = []
+        self._step = "thinking…"
         self._paint_live(force=True)
         result = await self.debater.anext(
             tr.title,
@@ -260,28 +274,39 @@ class DebateWidget(Working):
         self.dialogue.value = head + body
 
     def _on_event(self, e: Event) -> None:
-        if e.kind in ("start", "restart"):  # a draft or a revision starts streaming
+        """Show each step as it begins and what it makes, labelled ("draft…"); the final reply
+        replaces all of it."""
+        if e.kind == "step":
+            self._step = STEP_WORDS.get(e.label, e.label)
+            if e.label == "logic":
+                self._live = []
+            self._say(f"The agent is {self._step}")
+            self._paint_live(force=True)
+        elif e.kind in ("start", "restart"):  # a draft or a revision starts streaming
             self._live = []
-            self._say("The agent is writing a draft…")
+            if e.kind == "restart":
+                self._step = "too long: writing it shorter…"
+            self._paint_live(force=True)
         elif e.kind == "chunk":
             self._live.append(e.text)
             self._paint_live()
         elif e.kind == "turn" and e.turn is not None:
             role = e.turn.role
-            label = "writing a draft" if role == "retrieval" else role
-            self._say(f"The agent is {label}…" if role != "utterance" else "")
+            if role in SHOWN and e.turn.text.strip():
+                self._live.append(f"\n{role}: {e.turn.text}\n")
+                self._paint_live(force=True)
+            elif role == "verdict":
+                self._step = f"judge: {e.turn.text}"
+                self._paint_live(force=True)
 
     def _paint_live(self, force: bool = False) -> None:
         if not self._repaint.due(force):
             return
-        side = other(self.learner_side)
-        self.live.value = utterance_box(
-            Turn(
-                speaker=f"{self.debater.name} (writing…)",
-                role="utterance",
-                text="".join(self._live),
-                payload={"kind": "debate.utterance", "stance": side},
-            )
+        self.live.value = live_box(
+            self._step,
+            "".join(self._live).split("\n"),
+            self.debater.name,
+            other(self.learner_side),
         )
 
     def _save(self) -> None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from argnb.errors import InvalidOutput
 from argnb.llm.base import Backend, Message, Messages, Options, Reply, Usage, to_messages
+from argnb.prompts import TASK_MARK
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -62,11 +63,21 @@ def _short_error(exc: Exception) -> str:
 
 
 def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
-    """Tell the model the expected shape in words too (helps servers that ignore the schema)."""
+    """Tell the model the expected shape in words too (helps servers that ignore the schema).
+
+    The note goes into the system message, except after a task laid out by
+    :func:`argnb.prompts.context_first`: there it ends the task (the first such message, so a
+    repair conversation keeps it where the first attempt had it), and agents that share a
+    system text and a context keep sharing that prefix whatever shape each of them answers in.
+    """
     note = (
         "Answer with a single JSON object and nothing else. It must match this JSON schema:\n"
         + json.dumps(schema, separators=(",", ":"))
     )
+    for i, m in enumerate(messages):
+        if m.role == "user" and TASK_MARK in m.content:  # also when a repair turn follows it
+            task = Message(role="user", content=f"{m.content}\n\n{note}")
+            return [*messages[:i], task, *messages[i + 1 :]]
     if messages and messages[0].role == "system":
         first = Message(role="system", content=messages[0].content + "\n\n" + note)
         return [first, *messages[1:]]

@@ -299,9 +299,10 @@ def test_a_debater_and_a_simulation_speak_the_shared_event_vocabulary():
     d = Debater(ScriptedBackend(["Homework steals the evening from play."]), method="llm")
     u = d.next("Ban homework", [("pro", "Homework causes stress.")], on_event=heard.append)
     kinds = [e.kind for e in heard]
-    assert kinds[0] == "start" and kinds[-1] == "turn" and "chunk" in kinds
+    assert kinds[:2] == ["step", "start"] and kinds[-1] == "turn" and "chunk" in kinds
+    assert heard[0].label == "draft"  # the step is named before its text streams
     assert "".join(e.text for e in heard if e.kind == "chunk") == u.text
-    assert heard[-1].turn is u.turns[-1] and heard[0].label == "con"
+    assert heard[-1].turn is u.turns[-1] and heard[1].label == "con"
 
     pro = Debater(ScriptedBackend(["Cars pollute the centre."]), method="llm", name="Pro")
     con = Debater(ScriptedBackend(["Shops need customers who drive."]), method="llm", name="Con")

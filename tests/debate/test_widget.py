@@ -10,7 +10,7 @@ from argnb.debate.retrieve import Retriever
 from argnb.debate.widget import DebateWidget
 from argnb.transcript import Transcript
 
-from .test_generate import role_backend
+from .test_generate import agent_of, role_backend
 
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
@@ -67,3 +67,36 @@ def test_the_reference_turn_replays_beside_start_and_the_learner_can_answer_it()
         "con",
         "pro",
     ]
+
+
+def test_the_live_panel_names_each_step_shows_what_it_made_and_gives_way_to_the_reply(tmp_path):
+    inner = role_backend(text=f"Shops adapt when streets are calm. {EVIL}")
+    panels: list[str] = []
+    at_request: list[str] = []
+
+    def answer(req):  # what the learner saw when each model call went out
+        at_request.append(w.live.value)
+        return inner._next(req)
+
+    from argnb.llm import ScriptedBackend
+
+    b = ScriptedBackend(answer)
+    d = Debater(b, "rdebater", Retriever(example_memory(), method="bm25", k=3), name="Agent")
+    w = DebateWidget(d, ["Cities should close their centres to cars"], autosave=None)
+    w.live.observe(lambda ch: panels.append(ch["new"]), names="value")
+    w.start()
+    w.send(f"Fumes harm children on their way to school. {EVIL}")
+    w.wait(30)
+    assert w.error is None
+    # before the first model call the panel already says what the agent is doing
+    assert "finding your premises…" in at_request[0]
+    # the logic agent's findings show as soon as they are made, under the next step's label
+    kw = next(i for i, r in enumerate(b.requests) if agent_of(r) == "KeywordsAnswer")
+    assert "recalling earlier debates…" in at_request[kw]
+    assert "predicates: Cause(ClosingCentre, ShopsRuined)" in at_request[kw]
+    assert "flaws: false dichotomy" in at_request[kw]
+    streamed = [p for p in panels if "draft…" in p and "Shops adapt" in p]
+    assert streamed, "the draft's words show while it is written, under its label"
+    assert any("checking the draft…" in p for p in panels)
+    assert all("<script>" not in p and "<img" not in p for p in panels)
+    assert w.live.value == "" and "Shops adapt" in w.dialogue.value  # the reply replaces it

@@ -262,3 +262,30 @@ def test_threads_come_from_argnb_threads_or_half_the_usable_cpus(monkeypatch):
         monkeypatch.setenv("ARGNB_THREADS", bad)
         with pytest.raises(ArgnbError, match="ARGNB_THREADS"):
             default_threads()
+
+
+def test_a_schema_note_ends_a_context_first_task_so_the_shared_prefix_survives():
+    from argnb.llm.base import Message
+    from argnb.llm.structured import with_instructions
+    from argnb.prompts import context_first
+
+    system = Message(role="system", content="One team.")
+    asked = {}
+    for name, schema in (("judge", Verdict.model_json_schema()), ("plain", {"type": "object"})):
+        user = Message(role="user", content=context_first("Motion: tea.", f"Task of {name}."))
+        asked[name] = with_instructions([system, user], schema)
+    assert asked["judge"][0] == asked["plain"][0] == system  # the system text is untouched
+    assert asked["judge"][1].content.startswith("Motion: tea.\n\n## Your task\nTask of judge.")
+    assert asked["judge"][1].content.endswith('"title":"Verdict","type":"object"}')
+    # a rule repair asks again after the answer: the note stays where the first attempt had it
+    again = [
+        system,
+        user,
+        Message(role="assistant", content="{}"),
+        Message(role="user", content="Fix it."),
+    ]
+    repaired = with_instructions(again, {"type": "object"})
+    assert repaired[:2] == asked["plain"] and repaired[2:] == again[2:]
+    # a prompt without the task line keeps the note in the system message, as before
+    old = with_instructions([system, Message(role="user", content="Hi")], {"type": "object"})
+    assert old[0].content.startswith("One team.\n\nAnswer with a single JSON object")
