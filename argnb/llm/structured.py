@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from argnb.errors import InvalidOutput
 from argnb.llm.base import Backend, Message, Messages, Options, Reply, Usage, to_messages
+from argnb.prompts import TASK_MARK
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -67,6 +68,11 @@ def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[M
         "Answer with a single JSON object and nothing else. It must match this JSON schema:\n"
         + json.dumps(schema, separators=(",", ":"))
     )
+    last = messages[-1] if messages else None
+    if last is not None and last.role == "user" and TASK_MARK in last.content:
+        # a context-first message (argnb.prompts.context_first): the note joins the task, so the
+        # system text and the shared context stay a prefix common to every agent of the turn
+        return [*messages[:-1], Message(role="user", content=last.content + "\n\n" + note)]
     if messages and messages[0].role == "system":
         first = Message(role="system", content=messages[0].content + "\n\n" + note)
         return [first, *messages[1:]]

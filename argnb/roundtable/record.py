@@ -141,10 +141,14 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
     return out
 
 
-def render_context(tr: Transcript, last: int | None = 10) -> str:
-    """The conversation as the roles read it: one ``Speaker: text`` line per utterance."""
+def render_context(tr: Transcript, last: int | None = 10, jump: int = 1) -> str:
+    """The conversation as the roles read it: one ``Speaker: text`` line per utterance.
+
+    At most the ``last`` messages; the start of the window moves ``jump`` messages at a time, so
+    between two jumps the text only grows at its end (a prefix the next prompt can reuse)."""
     spoken = [(t, text) for t, text in said(tr) if text]
-    skipped = max(0, len(spoken) - last) if last is not None else 0
+    over = max(0, len(spoken) - last) if last is not None else 0
+    skipped = min(len(spoken), -(-over // jump) * jump) if over else 0
     lines = [f"(... {skipped} earlier messages ...)"] if skipped else []
     lines += [
         f"{label(tr, t)}: {' '.join(text[: 2 * TURN_CHARS].split())[:TURN_CHARS]}"

@@ -51,7 +51,7 @@ def test_run_prints_turns_and_a_json_summary(scripted, tmp_path, capsys) -> None
     summary = json.loads(lines[-1])
     assert summary["turns"] == 6 and summary["human"] == "Ann"
     assert summary["speakers"] == ["Deliberator 1", "Deliberator 2", "Ann"] * 2
-    assert summary["overrides"] == 4 and summary["analyses"] == 2
+    assert summary["overrides"] == 2 and summary["analyses"] == 2  # D1 named when Ann is due
     assert summary["analysis"]["agreements"] == ["Rules help."]
     assert any(line.startswith("[Ann · human] I would allow phones") for line in lines)
     assert out.exists() and md.read_text().startswith("# Roundtable: Phones in class?")
