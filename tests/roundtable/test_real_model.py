@@ -40,3 +40,45 @@ def test_a_short_session_on_the_embedded_model(local) -> None:
     assert len(tried) == 1  # valid, or recorded as unusable -- never lost
     assert tr.calls == sum(t.calls for t in tr.turns) and tr.calls >= 6
     assert s.ended is not None and s.ended.reason == "turns"
+
+
+def _table(backend) -> Session:
+    return Session(
+        "Should phones be allowed in class?",
+        moderator=backend,
+        deliberators=[backend, backend],
+        analyzer=backend,
+        human="Ann",
+        turns=4,
+        analyze_every=2,
+        word_limit=40,
+    )
+
+
+def _record(s: Session) -> list[tuple]:
+    """Every turn as recorded, timings and the reuse count left out (they always differ)."""
+    out = []
+    for t in s.transcript.turns:
+        p = t.payload.model_dump(exclude={"first_chunk_s"})
+        u = t.usage
+        out.append((t.speaker, t.role, t.text, t.valid, p, u.prompt_tokens, u.completion_tokens))
+    return out
+
+
+def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_tokens(local) -> None:
+    from argnb.llm import Ledger, LocalBackend
+
+    cold = LocalBackend(prefix_cache=False, ledger=Ledger())
+    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
+    assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
+    warm.llm.prefix_store.clear()
+    human = ["Phones help me look things up, but they distract my friends.", "/pass"]
+    off = _table(cold).run(human)
+    on = _table(warm).run(human)
+    assert _record(on) == _record(off)
+    used = [t.usage for t in on.transcript.turns if t.backend]
+    reused = sum(u.reused_tokens for u in used)
+    evaluated = sum(u.evaluated_tokens for u in used)
+    assert all(t.usage.reused_tokens == 0 for t in off.transcript.turns)
+    # every call after the first finds the shared context of the step before it
+    assert reused > evaluated, f"only {reused} of {reused + evaluated} prompt tokens reused"
