@@ -23,7 +23,8 @@ from argnb.roundtable.seat import Seat
 OPTIONS = Options(max_tokens=200)
 
 
-def _listing(names: Sequence[str]) -> str:
+def listing(names: Sequence[str]) -> str:
+    """``A, B or C``: the allowed speakers as a sentence names them."""
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
@@ -51,7 +52,7 @@ class Moderator(Seat):
     ) -> Response[Any]:
         """One step: an optional message and the proposed next speaker (a flag of the fallacy
         check is a note at the end of the shared ``context``)."""
-        prompt = context_first(context, self._task("step", allowed=_listing(allowed)))
+        prompt = context_first(context, self._task("step", allowed=listing(allowed)))
         return await self.agent.arespond(
             prompt, step_schema(tuple(names)), options=self.options, **kw
         )

@@ -53,6 +53,12 @@ def agenda_text(a: Agenda, welcome: str = "") -> str:
     return "\n".join(parts)
 
 
+def spoken_agenda(text: str) -> str:
+    """The opening as the roles read it: the welcome, scope and criteria. The seats and rules
+    lines are left out: every prompt's shared context states them already."""
+    return text.split("\nAt the table: ")[0]
+
+
 def agenda(tr: Transcript) -> Agenda | None:
     """The opening agenda, or None before the session opened."""
     turns = tr.of_kind(_kind(Agenda))
@@ -131,7 +137,7 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
     for t in tr.turns:
         p = t.payload
         if isinstance(p, Agenda):
-            out.append((t, t.text))
+            out.append((t, spoken_agenda(t.text)))
         elif isinstance(p, Decision) and p.message:
             out.append((t, p.message))
         elif isinstance(p, Contribution) and t.valid:

@@ -39,6 +39,7 @@ from argnb.roundtable import record
 from argnb.roundtable.analyzer import Analyzer, to_payload
 from argnb.roundtable.deliberator import WORD_LIMIT, Deliberator
 from argnb.roundtable.moderator import Moderator
+from argnb.roundtable.moderator import listing as _listing
 from argnb.roundtable.payloads import (
     RULES,
     SESSION,
@@ -188,6 +189,7 @@ class Session:
         self.autosave = Path(autosave) if autosave else None
         self.on_event = on_event
         self._busy = False
+        self._announced = -1  # the moderator step whose announcement was sent
         self.transcript = Transcript(
             kind="roundtable",
             title=topic,
@@ -391,7 +393,38 @@ class Session:
                 )
         return ""
 
+    def announcement(self) -> str:
+        """What the moderator can say at once, before any model answers: who may speak next and
+        the rule behind it (computed here; the model's choice is still checked by the rules)."""
+        history = self.speakers
+        allowed = self.rules.allowed(history)
+        if self.rules.human_due(history):
+            return (
+                f"{self.human}, you have the floor next: everyone hears the human participant at "
+                f"least once in every {self.rules.every} turns."
+            )
+        if len(allowed) == 1:
+            return f"{says(allowed[0], 'speaks')} next."
+        last = f" ({history[-1]} spoke last, and nobody speaks twice in a row)" if history else ""
+        return f"Next: {_listing(allowed)}{last}. Choosing…"
+
+    def _announce(self) -> None:
+        """Send the announcement of the coming moderator step to the front end (once a step):
+        words on screen within milliseconds while the moderator's model is still reading."""
+        step = len(record.decisions(self.transcript))
+        if self.on_event is None or self._announced == step or self.ended is not None:
+            return
+        if len(record.speaker_turns(self.transcript)) >= self.turns or self.pending is not None:
+            return
+        self._announced = step
+        name = self.moderator.name
+        self._emit(
+            Event("start", name, model=self.moderator.agent.backend.model, label="moderator")
+        )
+        self._emit(Event("chunk", name, self.announcement()))
+
     async def _moderate(self) -> str:
+        self._announce()
         history = self.speakers
         allowed = self.rules.allowed(history)
         flag = self._flag_note()
@@ -634,6 +667,7 @@ class Session:
             if action == "end":
                 await self._end("human")
                 return
+            self._announce()  # before the check and an analysis: the learner sees what comes
             if action == "say":
                 await self._check(turn)
             await self._after_speaker()
