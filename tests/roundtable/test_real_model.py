@@ -49,9 +49,9 @@ def _table(backend) -> Session:
         deliberators=[backend, backend],
         analyzer=backend,
         human="Ann",
-        turns=4,
-        analyze_every=2,
-        word_limit=40,
+        turns=3,
+        analyze_every=3,
+        word_limit=30,
     )
 
 
@@ -72,13 +72,16 @@ def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_toke
     warm = LocalBackend(prefix_cache=True, ledger=Ledger())
     assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
     warm.llm.prefix_store.clear()
-    human = ["Phones help me look things up, but they distract my friends.", "/pass"]
+    human = ["Phones help me look things up, but they distract my friends."]
     off = _table(cold).run(human)
     on = _table(warm).run(human)
     assert _record(on) == _record(off)
-    used = [t.usage for t in on.transcript.turns if t.backend]
-    reused = sum(u.reused_tokens for u in used)
-    evaluated = sum(u.evaluated_tokens for u in used)
     assert all(t.usage.reused_tokens == 0 for t in off.transcript.turns)
-    # every call after the first finds the shared context of the step before it
-    assert reused > evaluated, f"only {reused} of {reused + evaluated} prompt tokens reused"
+    used = [t.usage for t in on.transcript.turns if t.backend]
+    assert len(used) >= 7  # agenda, 2 moderator steps, 2 contributions, 1 analysis, ...
+    # every call after the agenda finds at least the system text and the context's header
+    # (whole 64-token blocks) saved by the call before it; a seat's own task is always new
+    assert used[0].reused_tokens == 0 and all(u.reused_tokens >= 64 for u in used[1:])
+    reused = sum(u.reused_tokens for u in used)
+    prompt = sum(u.prompt_tokens for u in used)
+    assert reused >= prompt // 4, f"only {reused} of {prompt} prompt tokens reused"
