@@ -7,7 +7,8 @@
    two deliberators -- one always too long, so every other turn is revised and cut -- and an
    analysis every 4 turns), so the time is prompts, schemas, rule checks, the transcript and
    its views. Target: < 5 ms per model call (a real call takes 0.3 s to seconds).
-2. ``--model``: 12 speaker turns on the embedded SmolLM2-135M (local backend, no cache) with a
+2. ``--model``: 12 speaker turns on the embedded SmolLM2-135M (local backend, prefix reuse as
+   ``$ARGNB_PREFIX_CACHE`` says; ``bench_roundtable_prefix.py`` compares off and on) with a
    scripted human: the speaker sequence, overrides, analyses, seconds per speaker turn and per
    role, and the time to a deliberator's first streamed chunk (without streaming support in the
    backend the "first chunk" is the whole reply).

@@ -18,6 +18,7 @@ import bench_import
 import bench_memory
 import bench_overhead
 import bench_prefix_cache
+import bench_roundtable_prefix
 import bench_streaming
 import fallacy_protocol
 import roundtable_session
@@ -33,6 +34,9 @@ if __name__ == "__main__":
     print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
     print(table("streaming, time to first chunk (local)", bench_streaming.run()))
     print(table("roundtable protocol (scripted models)", roundtable_session.run()))
+    rows, steps = bench_roundtable_prefix.compare()
+    print(table("roundtable, 12 turns on the embedded model, prefix reuse off vs on", rows))
+    print(table("roundtable tokens per step (prompt tokens are the same off and on)", steps))
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from argnb.agents import Response
 from argnb.llm.base import Options
+from argnb.prompts import context_first
 from argnb.roundtable.payloads import Analysis
 from argnb.roundtable.schemas import SENTENCES, UNCLEAR, analysis_schema
 from argnb.roundtable.seat import Seat
@@ -69,22 +70,15 @@ class Analyzer(Seat):
     sentences: int = SENTENCES
     options: Options = field(default_factory=lambda: OPTIONS)
 
-    async def aanalyze(
-        self, topic: str, participants: str, names: Sequence[str], context: str, **kw: Any
-    ) -> Response[Any]:
-        tpl = self.template
-        if not self.agent.system:
-            self.agent.system = tpl.render("system")
-        prompt = tpl.render(
-            "user",
-            topic=topic,
-            participants=participants,
-            context=context,
-            sentences=self.sentences,
-            names=", ".join([*names, UNCLEAR]),
+    async def aanalyze(self, context: str, names: Sequence[str], **kw: Any) -> Response[Any]:
+        """The analysis of the shared ``context`` (the discussion as every seat reads it)."""
+        task = self.template.render(
+            "task", sentences=self.sentences, names=", ".join([*names, UNCLEAR])
         )
         schema = analysis_schema(tuple(names), self.sentences)
-        return await self.agent.arespond(prompt, schema, options=self.options, **kw)
+        return await self.agent.arespond(
+            context_first(context, task), schema, options=self.options, **kw
+        )
 
 
 # -- the analysis as a framework and a map ---------------------------------------------------

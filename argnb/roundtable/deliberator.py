@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from argnb.agents import Agent, Response
 from argnb.llm.base import Options
 from argnb.llm.live import LiveBackend
+from argnb.prompts import context_first
 from argnb.roundtable.seat import Seat
 from argnb.words import drop_repeats, token_budget, too_long
 
@@ -33,11 +34,19 @@ class Deliberator(Seat):
     perspective: str = ""
     options: Options | None = None
 
-    def seat(self, topic: str, others: str, limit: int) -> None:
-        """Write the system prompt for this table."""
-        view = f"The perspective you bring: {self.perspective}" if self.perspective else ""
-        self.agent.system = self.template.render(
-            "system", name=self.name, topic=topic, perspective=view, others=others, limit=limit
+    #: who else is at the table, as this deliberator's task names them (set by the session)
+    others: str = ""
+
+    def task(self, limit: int = WORD_LIMIT) -> str:
+        """What this deliberator is asked after the shared context: who it is, its part and the
+        word limit (everything that differs from the other seats comes after the shared prefix)."""
+        view = self.perspective.strip().rstrip(".")
+        return self.template.render(
+            "task",
+            name=self.name,
+            perspective=f" The perspective you bring: {view}." if view else "",
+            others=self.others,
+            limit=limit,
         )
 
     async def aspeak(
@@ -49,7 +58,8 @@ class Deliberator(Seat):
         on_start: Callable[[int], None] | None = None,
         **kw: Any,
     ) -> tuple[Response[Any], LiveBackend]:
-        """One reply, streamed to ``on_chunk``; revised once when too long (not yet cut).
+        """One reply to the shared ``context``, streamed to ``on_chunk``; revised once when too
+        long (not yet cut).
 
         Returns the agent's response and the streaming wrapper (its ``first_chunk_s``).
         """
@@ -57,7 +67,7 @@ class Deliberator(Seat):
         live = LiveBackend(self.agent.backend, on_chunk, on_start)
         speaker = Agent(self.agent.name, live, self.agent.options, system=self.agent.system)  # type: ignore[arg-type]
         resp = await speaker.arespond(
-            tpl.render("user", context=context, name=self.name, limit=limit),
+            context_first(context, self.task(limit)),
             None,
             role="contribution",
             parse=drop_repeats,

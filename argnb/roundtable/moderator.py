@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from argnb.agents import Response
 from argnb.llm.base import Options
+from argnb.prompts import context_first
 from argnb.roundtable.schemas import AgendaAnswer, step_schema
 from argnb.roundtable.seat import Seat
 
@@ -22,41 +23,36 @@ from argnb.roundtable.seat import Seat
 OPTIONS = Options(max_tokens=200)
 
 
-def _listing(names: Sequence[str]) -> str:
+def listing(names: Sequence[str]) -> str:
+    """``A, B or C``: the allowed speakers as a sentence names them."""
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 @dataclass
 class Moderator(Seat):
-    """An agent in the moderator's role; ``agent.system`` is filled by :meth:`seat` once the
-    table is known."""
+    """An agent in the moderator's role; ``agent.system`` is the table's shared system text
+    (set by the session), its own instructions are the task after the shared context."""
 
     ROLE: ClassVar[str] = "moderator"
 
     options: Options = field(default_factory=lambda: OPTIONS)
 
-    def seat(self, topic: str, participants: str, human: str, every: int) -> None:
-        """Write the system prompt for this table."""
-        self.agent.system = self.template.render(
-            "system", topic=topic, participants=participants, human=human, every=every
-        )
+    def _task(self, section: str, **values: Any) -> str:
+        tpl = self.template
+        return tpl.render("role") + "\n\n" + tpl.render(section, **values)
 
-    async def aopen(self, turns: int, **kw: Any) -> Response[Any]:
+    async def aopen(self, context: str, turns: int, **kw: Any) -> Response[Any]:
         """Ask for the agenda (scope, criteria, a welcome)."""
-        prompt = self.template.render("agenda", turns=turns)
+        prompt = context_first(context, self._task("agenda", turns=turns))
         return await self.agent.arespond(prompt, AgendaAnswer, options=self.options, **kw)
 
     async def astep(
-        self, context: str, names: Sequence[str], allowed: Sequence[str], flag: str = "", **kw: Any
+        self, context: str, names: Sequence[str], allowed: Sequence[str], **kw: Any
     ) -> Response[Any]:
-        """One step: an optional message and the proposed next speaker."""
-        prompt = self.template.render(
-            "step",
-            context=context,
-            flag=f"\nNote for you: {flag}\n" if flag else "",
-            allowed=_listing(allowed),
-        )
+        """One step: an optional message and the proposed next speaker (a flag of the fallacy
+        check is a note at the end of the shared ``context``)."""
+        prompt = context_first(context, self._task("step", allowed=listing(allowed)))
         return await self.agent.arespond(
             prompt, step_schema(tuple(names)), options=self.options, **kw
         )

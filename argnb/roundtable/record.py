@@ -53,6 +53,12 @@ def agenda_text(a: Agenda, welcome: str = "") -> str:
     return "\n".join(parts)
 
 
+def spoken_agenda(text: str) -> str:
+    """The opening as the roles read it: the welcome, scope and criteria. The seats and rules
+    lines are left out: every prompt's shared context states them already."""
+    return text.split("\nAt the table: ")[0]
+
+
 def agenda(tr: Transcript) -> Agenda | None:
     """The opening agenda, or None before the session opened."""
     turns = tr.of_kind(_kind(Agenda))
@@ -131,7 +137,7 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
     for t in tr.turns:
         p = t.payload
         if isinstance(p, Agenda):
-            out.append((t, t.text))
+            out.append((t, spoken_agenda(t.text)))
         elif isinstance(p, Decision) and p.message:
             out.append((t, p.message))
         elif isinstance(p, Contribution) and t.valid:
@@ -141,10 +147,14 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
     return out
 
 
-def render_context(tr: Transcript, last: int | None = 10) -> str:
-    """The conversation as the roles read it: one ``Speaker: text`` line per utterance."""
+def render_context(tr: Transcript, last: int | None = 10, jump: int = 1) -> str:
+    """The conversation as the roles read it: one ``Speaker: text`` line per utterance.
+
+    At most the ``last`` messages; the start of the window moves ``jump`` messages at a time, so
+    between two jumps the text only grows at its end (a prefix the next prompt can reuse)."""
     spoken = [(t, text) for t, text in said(tr) if text]
-    skipped = max(0, len(spoken) - last) if last is not None else 0
+    over = max(0, len(spoken) - last) if last is not None else 0
+    skipped = min(len(spoken), -(-over // jump) * jump) if over else 0
     lines = [f"(... {skipped} earlier messages ...)"] if skipped else []
     lines += [
         f"{label(tr, t)}: {' '.join(text[: 2 * TURN_CHARS].split())[:TURN_CHARS]}"

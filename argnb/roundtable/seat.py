@@ -1,7 +1,9 @@
 """What every roundtable role has: an agent (name, backend, system prompt) and its prompt file.
 
 The moderator, the deliberators and the analyzer differ in what they ask and how their answers
-are recorded; reading ``prompts/<role>.md`` (or an adapted copy in ``prompt_dir``) is shared.
+are recorded; reading ``prompts/<role>.md`` (or an adapted copy in ``prompt_dir``) is shared, and
+so is ``prompts/table.md``: the system text and the context every seat's message starts with
+(the same bytes for every seat, so a local model evaluates them once per step).
 """
 
 from __future__ import annotations
@@ -30,3 +32,8 @@ class Seat:
     @property
     def template(self) -> Prompt:
         return load("argnb.roundtable", self.ROLE, self.prompt_dir, sectioned=True)
+
+
+def table(prompt_dir: str | Path | None = None) -> Prompt:
+    """``prompts/table.md``: the system text and shared context of every seat."""
+    return load("argnb.roundtable", "table", prompt_dir, sectioned=True)

@@ -39,6 +39,7 @@ from argnb.roundtable import record
 from argnb.roundtable.analyzer import Analyzer, to_payload
 from argnb.roundtable.deliberator import WORD_LIMIT, Deliberator
 from argnb.roundtable.moderator import Moderator
+from argnb.roundtable.moderator import listing as _listing
 from argnb.roundtable.payloads import (
     RULES,
     SESSION,
@@ -53,6 +54,7 @@ from argnb.roundtable.payloads import (
     Participant,
 )
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT, UNKNOWN, TurnRules
+from argnb.roundtable.seat import table
 from argnb.transcript import Cost, Transcript, Turn
 from argnb.words import count_words, cut_to_words, drop_repeats, says
 
@@ -119,7 +121,8 @@ class Session:
     ``turns``: speaker turns before the session ends; ``human_every``: the human speaks at least
     once in every N turns; ``analyze_every``: the analyzer runs after every K speaker turns (0:
     only at the end and on demand); ``fallacy``: an optional :class:`argnb.fallacy.Baseline`
-    that checks each contribution and tells the moderator; ``autosave``: a path the transcript is
+    that checks each contribution and tells the moderator; ``context_turns``: the most messages
+    of the discussion a prompt shows (see :meth:`context`); ``autosave``: a path the transcript is
     written to after every turn (nothing is lost when a kernel dies); ``on_event``: see
     :class:`Event`.
     """
@@ -138,7 +141,7 @@ class Session:
         word_limit: int = WORD_LIMIT,
         perspectives: Sequence[str] = (),
         fallacy: Any = None,
-        context_turns: int = 10,
+        context_turns: int = 24,
         prompt_dir: str | Path | None = None,
         autosave: str | Path | None = None,
         on_event: Callable[[Event], None] | None = None,
@@ -182,9 +185,11 @@ class Session:
         self.word_limit = word_limit
         self.fallacy = fallacy
         self.context_turns = context_turns
+        self.table_prompt = table(prompt_dir)
         self.autosave = Path(autosave) if autosave else None
         self.on_event = on_event
         self._busy = False
+        self._announced = -1  # the moderator step whose announcement was sent
         self.transcript = Transcript(
             kind="roundtable",
             title=topic,
@@ -315,18 +320,45 @@ class Session:
         return ", ".join([*parts, f"{self.human} (the human participant)"])
 
     def _seat(self) -> None:
-        table = self._table()
-        self.moderator.seat(self.topic, table, self.human, self.rules.every)
+        """Every seat sends the same system text (the start of the prefix they share)."""
+        system = self.table_prompt.render("system")
+        for seat in (self.moderator, *self.deliberators, self.analyzer):
+            if seat is not None:
+                seat.agent.system = system
         for d in self.deliberators:
             others = [x.name for x in self.deliberators if x is not d] + [f"{self.human} (human)"]
-            d.seat(self.topic, ", ".join(others), self.word_limit)
+            d.others = ", ".join(others)
+
+    def context(self, flag: str = "") -> str:
+        """What every seat reads before its task, the same bytes for all of them in one step:
+        the question, the table and its rules, the discussion so far, and the fallacy check's
+        ``flag`` as a last note. It grows at its end from step to step (the window of
+        ``context_turns`` messages moves in jumps of half that), so a local model reuses what it
+        read in the previous step too."""
+        jump = max(1, self.context_turns // 2)
+        said = record.said(self.transcript)
+        # before the first word nothing stands there (a placeholder would differ from the
+        # next step's first line and break the shared prefix)
+        discussion = (
+            record.render_context(self.transcript, self.context_turns, jump=jump) if said else ""
+        )
+        return self.table_prompt.render(
+            "context",
+            topic=self.topic,
+            participants=self._table(),
+            human=self.human,
+            every=self.rules.every,
+            limit=self.word_limit,
+            discussion=discussion,
+            note=f"\n\nNote: {flag}" if flag else "",
+        )
 
     # -- the moves -----------------------------------------------------------------------------
     async def aopen(self) -> Agenda:
         """The moderator's agenda: its scope, criteria and welcome, plus what the code knows."""
         if self.agenda is not None:
             return self.agenda
-        resp = await self.moderator.aopen(self.turns, role="agenda")
+        resp = await self.moderator.aopen(self.context(), self.turns, role="agenda")
         self._record_failed(resp)
         a = resp.value
         agenda = Agenda(
@@ -357,23 +389,47 @@ class Session:
                 who = self.transcript.turns[t.payload.target].speaker
                 return (
                     f"a quick automatic check suggests that {who}'s last contribution may rest on "
-                    "weak reasoning. If you agree, say what is weak about it in plain words, "
-                    "without naming a fallacy."
+                    "weak reasoning."
                 )
         return ""
 
+    def announcement(self) -> str:
+        """What the moderator can say at once, before any model answers: who may speak next and
+        the rule behind it (computed here; the model's choice is still checked by the rules)."""
+        history = self.speakers
+        allowed = self.rules.allowed(history)
+        if self.rules.human_due(history):
+            return (
+                f"{self.human}, you have the floor next: everyone hears the human participant at "
+                f"least once in every {self.rules.every} turns."
+            )
+        if len(allowed) == 1:
+            return f"{says(allowed[0], 'speaks')} next."
+        last = f" ({history[-1]} spoke last, and nobody speaks twice in a row)" if history else ""
+        return f"Next: {_listing(allowed)}{last}. Choosing…"
+
+    def _announce(self) -> None:
+        """Send the announcement of the coming moderator step to the front end (once a step):
+        words on screen within milliseconds while the moderator's model is still reading."""
+        step = len(record.decisions(self.transcript))
+        if self.on_event is None or self._announced == step or self.ended is not None:
+            return
+        if len(record.speaker_turns(self.transcript)) >= self.turns or self.pending is not None:
+            return
+        self._announced = step
+        name = self.moderator.name
+        self._emit(
+            Event("start", name, model=self.moderator.agent.backend.model, label="moderator")
+        )
+        self._emit(Event("chunk", name, self.announcement()))
+
     async def _moderate(self) -> str:
+        self._announce()
         history = self.speakers
         allowed = self.rules.allowed(history)
         flag = self._flag_note()
         step = len(record.decisions(self.transcript)) + 1
-        resp = await self.moderator.astep(
-            record.render_context(self.transcript, self.context_turns),
-            self.names,
-            allowed,
-            flag,
-            role="moderator",
-        )
+        resp = await self.moderator.astep(self.context(flag), self.names, allowed, role="moderator")
         self._record_failed(resp)
         v = resp.value
         choice = v.next_speaker if v is not None else None
@@ -442,7 +498,7 @@ class Session:
                 self._emit(Event("restart", name, model=backend.model, label=d.label))
 
         resp, live = await d.aspeak(
-            record.render_context(self.transcript, self.context_turns),
+            self.context(self._flag_note()),
             self.word_limit,
             on_chunk=lambda c: self._emit(Event("chunk", name, c)),
             on_start=restart,
@@ -532,11 +588,7 @@ class Session:
             raise ArgnbError("this session has no analyzer", hint="pass analyzer=<backend>")
         n = len(record.speaker_turns(self.transcript))
         resp = await self.analyzer.aanalyze(
-            self.topic,
-            self._table(),
-            self.names,
-            record.render_context(self.transcript, last=40),
-            role="analysis",
+            self.context(self._flag_note()), self.names, role="analysis"
         )
         self._record_failed(resp)
         if resp.value is None:
@@ -615,6 +667,7 @@ class Session:
             if action == "end":
                 await self._end("human")
                 return
+            self._announce()  # before the check and an analysis: the learner sees what comes
             if action == "say":
                 await self._check(turn)
             await self._after_speaker()

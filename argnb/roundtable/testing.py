@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argnb.llm.scripted import Request, ScriptedBackend
+from argnb.prompts import TASK_MARK
 
 
 def _names(req: Request) -> list[str]:
@@ -20,8 +21,10 @@ def _names(req: Request) -> list[str]:
 
 
 def _last_speaker(req: Request) -> str:
-    lines = [ln for ln in req.last.splitlines() if ": " in ln and not ln.startswith("(")]
-    context = [ln for ln in lines if not ln.startswith(("Answer", "Who may", "Note"))]
+    """Who said the last line of the discussion (the shared context, before the task)."""
+    discussion = req.last.split(TASK_MARK)[0].split("The discussion so far:")[-1]
+    lines = [ln for ln in discussion.splitlines() if ": " in ln and not ln.startswith("(")]
+    context = [ln for ln in lines if not ln.startswith("Note")]
     return context[-1].split(":", 1)[0] if context else ""
 
 

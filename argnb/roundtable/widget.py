@@ -4,6 +4,11 @@
     deliberators' text streaming in as it is written)          | agreements (what changed), open
     input area (active only on the human's turn)               | questions, argument map, history
 
+First words come at once: when the learner sends a turn, the session announces the next moderator
+step from the turn rules alone (who may speak, and why; no model), and the widget shows it in a
+live moderator bubble until the moderator's recorded message replaces it; then the speaker's
+reply streams in as the model writes it.
+
 The widget is a view and a front end: it builds a :class:`~argnb.roundtable.session.Session`
 (from the form, or one you pass), runs it in a worker thread so the notebook stays responsive,
 and draws the session's events. All text from models and from the human is escaped
@@ -27,9 +32,9 @@ from typing import Any
 from argnb.errors import ArgnbError
 from argnb.events import Event
 from argnb.roundtable import record
-from argnb.roundtable.payloads import Analysis, Contribution
+from argnb.roundtable.payloads import Analysis, Contribution, Decision
 from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Session
-from argnb.roundtable.views import analysis_html, bubble, color, turn_html
+from argnb.roundtable.views import COLORS, analysis_html, bubble, color, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
@@ -102,6 +107,7 @@ class RoundtableWidget(Working):
         self._live_text: list[str] = []
         self._live_head = ("", "#888")
         self._live_note = ""
+        self._live_role = ""  # "m": the moderator's announcement, "d": a deliberator streaming
         self._repaint = Throttle(REPAINT_S)
         self._beat = 0
         self._from_form = False
@@ -443,7 +449,14 @@ class RoundtableWidget(Working):
 
     def _on_event(self, e: Event) -> None:
         tr = self.shown
-        if e.kind == "start":
+        if e.kind == "start" and e.label == "moderator":
+            # the session's announcement (rules, no model) until the moderator's step is recorded
+            head = " · ".join(x for x in (e.speaker, "moderator", e.model) if x)
+            self._live_head = (head, COLORS["moderator"])
+            self._live_text, self._live_note, self._live_role = [], "choosing who speaks next…", "m"
+            self._live = self._prepend(self._live_bubble())
+        elif e.kind == "start":
+            self._live_role = "d"
             head = " · ".join(x for x in (e.label or e.speaker, "deliberator", e.model) if x)
             if e.label and e.label != e.speaker:
                 head = f"{e.speaker} ({e.label}) · deliberator · {e.model}"
@@ -453,7 +466,7 @@ class RoundtableWidget(Working):
             self._live = self._prepend(self._live_bubble())
         elif e.kind == "chunk" and self._live is not None:
             self._live_text.append(e.text)
-            if self._repaint.due():
+            if self._repaint.due(force=len(self._live_text) == 1):  # first words at once
                 self._live.value = self._live_bubble()
         elif e.kind == "restart" and self._live is not None:
             self._live_text, self._live_note = [], "too long: revising to fit the word limit…"
@@ -490,9 +503,10 @@ class RoundtableWidget(Working):
                 f"{tr.title}: {count(said, 'contribution')} so far; last, {turn.speaker}: "
                 f"{shorten(turn.text, 300)}"
             )
-        if isinstance(p, Contribution) and self._live is not None:
-            self._live.value = shown
-            self._live = None
+        live = {"d": Contribution, "m": Decision}.get(self._live_role)
+        if live is not None and isinstance(p, live) and self._live is not None:
+            self._live.value = shown  # the recorded turn takes the live bubble's place
+            self._live, self._live_role = None, ""
             return
         if shown:
             self._prepend(shown)

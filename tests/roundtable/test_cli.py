@@ -51,7 +51,7 @@ def test_run_prints_turns_and_a_json_summary(scripted, tmp_path, capsys) -> None
     summary = json.loads(lines[-1])
     assert summary["turns"] == 6 and summary["human"] == "Ann"
     assert summary["speakers"] == ["Deliberator 1", "Deliberator 2", "Ann"] * 2
-    assert summary["overrides"] == 4 and summary["analyses"] == 2
+    assert summary["overrides"] == 2 and summary["analyses"] == 2  # D1 named when Ann is due
     assert summary["analysis"]["agreements"] == ["Rules help."]
     assert any(line.startswith("[Ann · human] I would allow phones") for line in lines)
     assert out.exists() and md.read_text().startswith("# Roundtable: Phones in class?")
@@ -218,3 +218,28 @@ def test_21_10_ask_prints_a_hostile_reply_inert_and_json_keeps_its_value(
     line = inert(json.dumps({"text": HOSTILE}, ensure_ascii=False))
     _assert_inert(line)
     assert json.loads(line) == {"text": HOSTILE}  # --json lines keep their values
+
+
+@pytest.mark.parametrize(("flag", "reuse"), [("0", False), ("1", True)])
+def test_argnb_prefix_cache_reaches_every_seat_the_run_command_connects(
+    flag, reuse, monkeypatch, tmp_path, capsys
+) -> None:
+    """The switch is LocalBackend's default, so every seat (connected through connect_spec or
+    --backend) follows it; nothing is evaluated here (the session's run is replaced)."""
+    from argnb.llm import LocalBackend
+    from argnb.roundtable.session import Session
+
+    monkeypatch.setenv("ARGNB_PREFIX_CACHE", flag)
+    ran: list[Session] = []
+    monkeypatch.setattr(Session, "run", lambda self, human: ran.append(self) or self)
+    script = tmp_path / "human.json"
+    script.write_text(json.dumps(["/pass"]))
+    argv = ["roundtable", "run", "--topic", "Phones in class?", "--backend", "local"]
+    argv += ["--deliberators", "local:smollm2-135m, local", "--analyzer", "local:smollm2-135m"]
+    argv += ["--fallacy-check", "zero", "--human-script", str(script), "--turns", "2", "--quiet"]
+    assert main(argv) == 0
+    (s,) = ran
+    seats = [s.moderator, *s.deliberators, s.analyzer]
+    backends = [x.agent.backend for x in seats] + [s.fallacy.backend]
+    assert all(isinstance(b, LocalBackend) for b in backends), backends
+    assert [b.prefix_cache for b in backends] == [reuse] * 5

@@ -20,7 +20,7 @@ def test_yaml_config_builds_the_table(tmp_path) -> None:
     s = c.build(table_backend())
     assert s.names == ("Lena", "Deliberator 2", "Ann")
     assert [d.label for d in s.deliberators] == ["Deliberator 1", "Deliberator 2"]
-    assert "a cautious teacher" in s.deliberators[0].agent.system
+    assert "a cautious teacher" in s.deliberators[0].task()
     assert s.fallacy.method == "few" and s.analyzer is not None
     assert s.transcript.meta["fallacy"]["method"] == "few"
 

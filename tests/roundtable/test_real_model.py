@@ -40,3 +40,48 @@ def test_a_short_session_on_the_embedded_model(local) -> None:
     assert len(tried) == 1  # valid, or recorded as unusable -- never lost
     assert tr.calls == sum(t.calls for t in tr.turns) and tr.calls >= 6
     assert s.ended is not None and s.ended.reason == "turns"
+
+
+def _table(backend) -> Session:
+    return Session(
+        "Should phones be allowed in class?",
+        moderator=backend,
+        deliberators=[backend, backend],
+        analyzer=backend,
+        human="Ann",
+        turns=3,
+        analyze_every=3,
+        word_limit=30,
+    )
+
+
+def _record(s: Session) -> list[tuple]:
+    """Every turn as recorded, timings and the reuse count left out (they always differ)."""
+    out = []
+    for t in s.transcript.turns:
+        p = t.payload.model_dump(exclude={"first_chunk_s"})
+        u = t.usage
+        out.append((t.speaker, t.role, t.text, t.valid, p, u.prompt_tokens, u.completion_tokens))
+    return out
+
+
+def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_tokens(local) -> None:
+    from argnb.llm import Ledger, LocalBackend
+
+    cold = LocalBackend(prefix_cache=False, ledger=Ledger())
+    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
+    assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
+    warm.llm.prefix_store.clear()
+    human = ["Phones help me look things up, but they distract my friends."]
+    off = _table(cold).run(human)
+    on = _table(warm).run(human)
+    assert _record(on) == _record(off)
+    assert all(t.usage.reused_tokens == 0 for t in off.transcript.turns)
+    used = [t.usage for t in on.transcript.turns if t.backend]
+    assert len(used) >= 7  # agenda, 2 moderator steps, 2 contributions, 1 analysis, ...
+    # every call after the agenda finds at least the system text and the context's header
+    # (whole 64-token blocks) saved by the call before it; a seat's own task is always new
+    assert used[0].reused_tokens == 0 and all(u.reused_tokens >= 64 for u in used[1:])
+    reused = sum(u.reused_tokens for u in used)
+    prompt = sum(u.prompt_tokens for u in used)
+    assert reused >= prompt // 4, f"only {reused} of {prompt} prompt tokens reused"

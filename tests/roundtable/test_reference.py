@@ -106,7 +106,7 @@ def test_the_reference_ships_with_the_course_assets():
         (
             "the fallacy check does not flag Kofi: the moderator cannot have heard of it",
             lambda d: nth(d, "fallacy check", 1)["answer"].__setitem__("label", 0),
-            "was not shown 'may rest on weak reasoning'",
+            'was not shown "Note: a quick automatic check suggests that Kofi',
         ),
         (
             "a human turn the session never asks for",

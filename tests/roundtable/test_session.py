@@ -10,6 +10,7 @@ import pytest
 from argnb.errors import ArgnbError
 from argnb.fallacy.baselines import Baseline
 from argnb.llm.scripted import ScriptedBackend
+from argnb.prompts import TASK_MARK
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Contribution, Decision, Override
 from argnb.roundtable.rules import NO_ANSWER, NO_REPEAT
@@ -45,7 +46,7 @@ def test_a_headless_session_records_every_step(make_session) -> None:
     summary = s.summary()
     assert {"turns", "speakers", "human", "overrides", "analyses", "analysis"} <= set(summary)
     assert summary["turns"] == 6 and summary["human"] == "Ann"
-    assert summary["overrides"] == len(s.overrides) == 4  # the script names D1 after D1, etc.
+    assert summary["overrides"] == len(s.overrides) == 2  # the script names D1 when Ann is due
     json.dumps(summary)
 
 
@@ -185,9 +186,13 @@ def test_the_fallacy_flag_reaches_the_moderator(make_session) -> None:
     target = s.transcript.turns[flags[0].payload.target]
     assert target.speaker == "Deliberator 1"
     steps = [r for r in moderator.requests if (r.schema or {}).get("title") == "ModeratorStep"]
-    assert "Note for you" not in steps[0].last and "Note for you" in steps[1].last
+    note = "Note: a quick automatic check suggests that Deliberator 1's last contribution"
+    assert note not in steps[0].last
+    # the note closes the shared context; the moderator's task (after the mark) says what to do
+    context, task = steps[1].last.split(TASK_MARK)
+    assert note in context and "say what is weak in plain words" in task
     d2 = record.decisions(s.transcript)[1].payload
-    assert "without naming a fallacy" in d2.flag
+    assert "may rest on weak reasoning" in d2.flag
 
 
 def test_streaming_shows_chunks_before_the_turn_is_recorded(make_session) -> None:
@@ -195,8 +200,7 @@ def test_streaming_shows_chunks_before_the_turn_is_recorded(make_session) -> Non
     d = ScriptedBackend(lambda req: "Phones help. They also distract. Rules can balance both.")
     s = make_session(deliberators=[d, table_backend()], turns=1, on_event=events.append)
     s.run([])
-    ks = [e.kind for e in events]
-    start = ks.index("start")
+    start = next(i for i, e in enumerate(events) if e.kind == "start" and e.label != "moderator")
     turn = next(
         i
         for i, e in enumerate(events)
@@ -214,8 +218,28 @@ def test_a_backend_without_streaming_gives_one_chunk(make_session) -> None:
     plain = table_backend()
     plain.astream = None  # type: ignore[method-assign,assignment]  # as a backend without it
     make_session(deliberators=[plain, table_backend()], turns=1, on_event=events.append).run([])
-    chunks = [e for e in events if e.kind == "chunk"]
+    chunks = [e for e in events if e.kind == "chunk" and e.speaker == "Deliberator 1"]
     assert len(chunks) == 1
+
+
+def test_each_moderator_step_is_announced_from_the_rules_before_its_model_answers(
+    make_session,
+) -> None:
+    events = []
+    s = make_session(turns=6, on_event=events.append).run(["Phones help me.", "/pass"])
+    said = [e.text for e in events if e.kind == "chunk" and e.speaker == "Moderator"]
+    starts = [i for i, e in enumerate(events) if e.kind == "start" and e.label == "moderator"]
+    steps = [i for i, e in enumerate(events) if e.kind == "turn" and e.turn.role == "moderator"]
+    assert len(said) == len(starts) == len(steps) == 6  # one announcement per step, no more
+    assert all(a < b for a, b in zip(starts, steps, strict=True))
+    assert said[0] == "Next: Deliberator 1, Deliberator 2 or Ann. Choosing…"
+    assert said[1].startswith("Next: Deliberator 2 or Ann (Deliberator 1 spoke last")
+    # Ann is due at step 3 and 6: the rules name her before the moderator's model does
+    due = "Ann, you have the floor next: everyone hears the human participant at least once in"
+    assert said[2].startswith(due) and said[5].startswith(due)
+    assert s.speakers[2] == s.speakers[5] == "Ann"
+    # the announcement is never recorded: the transcript holds the moderator's own words
+    assert not any("Choosing" in t.text for t in s.transcript.turns)
 
 
 def test_saved_sessions_load_replay_and_give_the_same_views(tmp_path, make_session) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from argnb.errors import ArgnbError
 from argnb.llm.scripted import ScriptedBackend
+from argnb.roundtable import record
 from argnb.roundtable.feedback import (
     COLUMNS,
     LIKERT,
@@ -103,7 +104,8 @@ def test_streaming_text_repaints_before_the_turn_is_recorded(
     w._prepend = prepend  # type: ignore[method-assign]
     w.start()
     w.wait(10)
-    live = [p for p in painted if "argnb-rt-cursor" in p]
+    # the deliberator's live bubble (the moderator's announcement has one of its own)
+    live = [p for p in painted if "argnb-rt-cursor" in p and "· deliberator ·" in p]
     assert len(live) >= 5, painted
     assert "One two three" in live[2] and "seven." not in live[2]
     final = painted[-1]
@@ -306,3 +308,32 @@ def test_the_feedback_buttons_label_is_never_cut(tmp_path) -> None:
 
     layout = FeedbackForm(tmp_path / "f.csv").save_button.layout
     assert (layout.width, layout.min_width, layout.flex) == ("auto", "max-content", "0 0 auto")
+
+
+def test_first_words_show_within_a_second_of_send_while_the_models_still_work(
+    tmp_path, make_session
+) -> None:
+    """After Send the rules' announcement shows at once (the moderator's model takes 2 s, and an
+    analysis is due first); the recorded message replaces it, then the reply streams in."""
+    slow = table_backend(delay_s=2.0)
+    s = make_session(moderator=slow, analyzer=table_backend(delay_s=1.0), turns=6)
+    w = RoundtableWidget(session=s, feedback=tmp_path / "f.csv")
+    w.start()
+    w.wait(30)
+    assert s.waiting_for_human and "Choosing" not in panels(w)
+    w.input.value = "I would keep phones in bags."
+    start = time.monotonic()
+    w.send()
+    while "Choosing" not in panels(w) and time.monotonic() - start < 3:
+        time.sleep(0.005)
+    first = time.monotonic() - start
+    assert first < 1.0 and w.busy, f"first words after {first:.2f} s"
+    live = w.dialogue.children[0].value  # newest first
+    assert "Next: Deliberator 1 or Deliberator 2 (Ann spoke last" in live
+    assert "choosing who speaks next" in live and "argnb-rt-cursor" in live
+    w.wait(30)
+    assert w.error is None and s.waiting_for_human
+    shown = [c.value for c in w.dialogue.children]
+    assert not any("Choosing" in v for v in shown)  # each announcement gave way to its step
+    messages = [v for v in shown if "Let us hear the next view." in v]
+    assert len(messages) == len(record.decisions(s.transcript))  # one bubble per step, no more

@@ -1,0 +1,160 @@
+"""A roundtable on the embedded model with prefix reuse off and on (``make bench``).
+
+    python benchmarks/bench_roundtable_prefix.py [turns]
+
+Two sessions of ``turns`` speaker turns (default 12; a scripted human; an analysis every 4
+turns) run side by side on one SmolLM2-135M, one with ``prefix_cache=False`` and one with
+``True``. They advance one step at a time, alternately (off first on even steps, on first on odd
+ones), so a load that comes and goes on a shared machine hits both alike. Reported: seconds per
+speaker turn (every model call of the session, the moderator, revisions and analyses included,
+divided by the turns), the median seconds to a deliberator's first streamed chunk, prompt tokens
+restored vs evaluated, and whether both sessions recorded the very same texts. The second table
+gives each step's prompt and completion tokens per call (prompt tokens are the same off and on;
+"evaluated" is what the model computed with reuse on).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+
+from _common import table
+
+from argnb.batch import run_sync
+
+HUMAN = [
+    "I use AI to get maths explained, but I worry that some friends just copy the answers.",
+    "Could teachers ask us to show our steps, so copying is pointless?",
+    "/pass",
+    "So maybe AI is fine for explanations but not for writing the answers?",
+]
+TOPIC = "Should students be allowed to use AI tools like ChatGPT for homework?"
+
+
+def _session(backend, turns: int, every: int):
+    from argnb.roundtable import Session
+
+    return Session(
+        TOPIC,
+        moderator=backend,
+        deliberators=[backend, backend],
+        analyzer=backend,
+        human="Ann",
+        turns=turns,
+        analyze_every=every,
+    )
+
+
+def _step(s, script) -> float:
+    """One move of a session (a human turn from the script, or one model step); its seconds."""
+    start = time.perf_counter()
+    if s.waiting_for_human:
+        run_sync(s.asay(script(s), source="script"))
+    else:
+        run_sync(s.astep())
+    return time.perf_counter() - start
+
+
+def _record(s) -> list[tuple]:
+    """What the session recorded, timings and reuse counts left out."""
+    return [
+        (t.speaker, t.role, t.text, t.valid, t.usage.prompt_tokens, t.usage.completion_tokens)
+        for t in s.transcript.turns
+    ]
+
+
+def _steps(tr) -> dict[str, list]:
+    rows: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0])
+    for t in tr.turns:
+        if t.backend:
+            r = rows[t.role]
+            r[0] += t.calls
+            r[1] += t.usage.prompt_tokens
+            r[2] += t.usage.evaluated_tokens
+            r[3] += t.usage.completion_tokens
+    return rows
+
+
+def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
+    from argnb.llm import Ledger, LocalBackend
+    from argnb.roundtable import record
+    from argnb.roundtable.payloads import Contribution
+    from argnb.roundtable.session import HumanScript
+
+    backends = {
+        "off": LocalBackend(prefix_cache=False, ledger=Ledger()),
+        "on": LocalBackend(prefix_cache=True, ledger=Ledger()),
+    }
+    backends["on"].llm.prefix_store.clear()
+    sessions = {m: _session(b, turns, every) for m, b in backends.items()}
+    scripts = {m: HumanScript(HUMAN) for m in backends}
+    wall = {"off": 0.0, "on": 0.0}
+    load = os.getloadavg()[0]
+    k = 0
+    while any(s.ended is None for s in sessions.values()):
+        for m in ("off", "on") if k % 2 == 0 else ("on", "off"):
+            if sessions[m].ended is None:
+                wall[m] += _step(sessions[m], scripts[m])
+        k += 1
+    load = max(load, os.getloadavg()[0])
+    same = _record(sessions["off"]) == _record(sessions["on"])
+    model = backends["on"].model
+    rows = []
+    for m, s in sessions.items():
+        tr = s.transcript
+        firsts = [
+            t.payload.first_chunk_s
+            for t in record.speaker_turns(tr)
+            if isinstance(t.payload, Contribution) and t.payload.first_chunk_s is not None
+        ]
+        used = [t.usage for t in tr.turns if t.backend]
+        rows.append(
+            {
+                "prefix reuse": m,
+                "backend, model": f"local, {model}",
+                "turns": len(s.speakers),
+                "calls": tr.calls,
+                "s per speaker turn": round(wall[m] / max(1, len(s.speakers)), 1),
+                "first chunk s (median)": round(statistics.median(firsts), 2) if firsts else "",
+                "prompt tokens evaluated/restored": (
+                    f"{sum(u.evaluated_tokens for u in used)}/{sum(u.reused_tokens for u in used)}"
+                ),
+                "same texts": same if m == "on" else "",
+                "target": "first chunk < 1 s, turn >= 2x faster" if m == "on" else "",
+                "load": f"{load:.1f} (shared machine)" if m == "off" else "",
+            }
+        )
+    off, on = rows
+    ratio = float(off["s per speaker turn"]) / max(0.01, float(on["s per speaker turn"]))
+    on["speedup"] = f"{ratio:.2f}x"
+    off["speedup"] = ""
+    steps_off, steps_on = _steps(sessions["off"].transcript), _steps(sessions["on"].transcript)
+    per_step = []
+    for role, (calls, prompt, evaluated, completion) in steps_on.items():
+        per_step.append(
+            {
+                "step": role,
+                "calls": calls,
+                "prompt/call": round(prompt / calls),
+                "evaluated/call, reuse on": round(evaluated / calls),
+                "completion/call": round(completion / calls),
+                "completion/call, reuse off": (
+                    round(steps_off[role][3] / steps_off[role][0]) if role in steps_off else ""
+                ),
+            }
+        )
+    return rows, per_step
+
+
+def run() -> list[dict]:
+    return compare()[0]
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    rows, per_step = compare(n)
+    print(table(f"roundtable, {n} turns on the embedded model, prefix reuse off vs on", rows))
+    print(table("roundtable tokens per step (prompt tokens are the same off and on)", per_step))
