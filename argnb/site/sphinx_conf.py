@@ -37,6 +37,9 @@ def settings(*, cache: str, timeout: int = 1800) -> dict[str, Any]:
             "use_repository_button": False,
             "navigation_with_keys": False,
         },
+        "html_context": {"default_mode": "light"},  # else the theme logs an error per page
+        "html_static_path": ["_static"],
+        "html_css_files": ["argnb-site.css"],
         "html_copy_source": False,
         "html_show_sourcelink": False,
         "html_last_updated_fmt": None,

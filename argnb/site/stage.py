@@ -16,6 +16,8 @@ from pathlib import Path
 from argnb.site import pages
 
 CONF = "from argnb.site.sphinx_conf import apply\n\napply(globals())\n"
+#: long inline code (a command, a call) wraps on a phone instead of widening the page
+CSS = "code.literal, code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }\n"
 
 
 @dataclass(frozen=True)
@@ -81,4 +83,5 @@ def stage(dest: Path, sources: Sources) -> list[str]:
     _write(dest / "reference.md", pages.reference(teaching))
     _write(dest / "instructors.md", pages.instructors([d for d in docs if d not in teaching]))
     _write(dest / "conf.py", CONF)
+    _write(dest / "_static" / "argnb-site.css", CSS)
     return lessons
