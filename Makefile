@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # llama-cpp-python builds from source: portable CPU flags so a cached wheel runs on any x86-64
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: lab test test-fast lint format release bench clean
+.PHONY: lab test test-fast lint format release bench site clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ format: $(VENV)/.installed
 
 release: $(VENV)/.installed
 	$(BIN)/python -m argnb.exercises release
+
+# the course website in build/site (lessons executed once on the embedded model; a rebuild
+# without changes executes nothing: the cache is in build/site-work, git-ignored like build/)
+site: $(VENV)/.installed
+	$(BIN)/argnb course site --out build/site --work build/site-work
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run_all.py

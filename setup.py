@@ -25,7 +25,7 @@ class BuildWithCourse(build_py):
             return  # an editable install reads the course from the checkout
         sys.path.insert(0, str(ROOT))
         try:
-            from argnb.course import course_files
+            from argnb.course import course_files, doc_files
         finally:
             sys.path.pop(0)
         if not (ROOT / "notebooks").is_dir():
@@ -34,7 +34,7 @@ class BuildWithCourse(build_py):
             )
         target = Path(self.build_lib) / "argnb" / "_course"
         shutil.rmtree(target, ignore_errors=True)
-        files = course_files(ROOT)
+        files = course_files(ROOT) + doc_files(ROOT)  # docs: pages of the course site
         for rel in files:
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(ROOT / rel, target / rel)

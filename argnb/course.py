@@ -80,6 +80,12 @@ def course_files(root: Path) -> list[Path]:
     return out
 
 
+def doc_files(root: Path) -> list[Path]:
+    """The reference docs (``docs/*.md``) relative to ``root``: pages of the course site (packaged
+    with the course, never copied into a learner's folder)."""
+    return sorted(p.relative_to(root) for p in (root / "docs").glob("*.md"))
+
+
 @dataclass
 class Copied:
     """What :func:`copy_course` did."""
@@ -177,8 +183,10 @@ def run_lab(cmd: list[str], cwd: Path) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """``argnb course open [DIR]``."""
-    p = sub.add_parser("course", help="copy the course into a folder and open it in JupyterLab")
+    """``argnb course open [DIR]`` and ``argnb course site --out DIR``."""
+    p = sub.add_parser(
+        "course", help="copy the course into a folder and open it in JupyterLab, or build its site"
+    )
     inner = p.add_subparsers(dest="course_command", required=True)
     o = inner.add_parser("open", help="copy notebooks, exercises and assets, then start JupyterLab")
     o.add_argument("dir", nargs="?", default=DEFAULT_DIR, help=f"folder (default ./{DEFAULT_DIR})")
@@ -188,3 +196,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--port", type=int, default=None, help="JupyterLab's port (default 8888 or next)"
     )
     o.set_defaults(func=cmd_open)
+    s = inner.add_parser(
+        "site", help="build the course website (lessons executed on the embedded model, cached)"
+    )
+    s.add_argument("--out", required=True, help="folder for the site (new, empty or a site)")
+    s.add_argument(
+        "--work",
+        default=None,
+        help="folder for the sources, doctrees and the execution cache "
+        "(default: argnb's user cache folder); keep it to rebuild without executing",
+    )
+    s.add_argument("--quiet", action="store_true", help="print only the summary line")
+    s.set_defaults(func=_cmd_site)
+
+
+def _cmd_site(args: argparse.Namespace) -> int:
+    from argnb.site.build import cmd_site
+    from argnb.site.stage import Sources
+
+    root = course_root()
+    sources = Sources(root, course_files(root), doc_files(root), HOME)
+    return cmd_site(args, sources)
