@@ -18,6 +18,7 @@ import bench_memory
 import bench_overhead
 import bench_prefix_cache
 import bench_streaming
+import bench_widget_first_text
 import fallacy_protocol
 import roundtable_session
 from _common import table
@@ -32,6 +33,7 @@ if __name__ == "__main__":
     print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
     print(table("streaming, time to first chunk (local)", bench_streaming.run()))
     print(table("roundtable protocol (scripted models)", roundtable_session.run()))
+    print(table("widget time to first visible text (browser)", bench_widget_first_text.run()))
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))
