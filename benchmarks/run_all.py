@@ -20,6 +20,7 @@ import bench_overhead
 import bench_prefix_cache
 import bench_roundtable_prefix
 import bench_streaming
+import bench_widget_first_text
 import fallacy_protocol
 import roundtable_session
 from _common import table
@@ -37,6 +38,7 @@ if __name__ == "__main__":
     rows, steps = bench_roundtable_prefix.compare()
     print(table("roundtable, 12 turns on the embedded model, prefix reuse off vs on", rows))
     print(table("roundtable tokens per step (prompt tokens are the same off and on)", steps))
+    print(table("widget time to first visible text (browser)", bench_widget_first_text.run()))
     print(table("debate retrieval on IBM claim-stance", bench_debate_retrieval.run()))
     print(table("debate retrieval latency", bench_debate_latency.run()))
     print(table("debate annotation on the embedded model", bench_debate_annotation.run()))

@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated cache/config per test run and paths to optional data."""
+"""Shared fixtures: an isolated cache/config per test run and paths to optional data; under
+pytest-xdist (``make test``), the slowest files first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,42 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+#: how ``make test`` shares the work between its pytest-xdist workers (``--dist loadgroup
+#: --no-loadscope-reorder``): a unit of work is a file (its module fixtures run once), or a group
+#: a test names with ``xdist_group`` (each browser-suite notebook). The slowest units start first so
+#: the short ones fill the gaps at the end: measured with ``--durations``, the browser suite's
+#: notebooks (minutes; the later ones run whole pipelines), then files that run notebooks, servers
+#: or the embedded model, then the notebooks under nbval, then everything else (seconds).
+_SLOW_MARKS = ("browser", "notebook", "server", "model")
+
+
+def _weight(item: pytest.Item) -> int:
+    if item.nodeid.split("::", 1)[0].endswith(".ipynb"):  # nbval: a cell of a notebook
+        return len(_SLOW_MARKS)
+    marks = {m.name for m in item.iter_markers()}
+    return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS) + 1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist only (a worker's collection): every test without an ``xdist_group`` joins its
+    file's group; units are ordered by weight (the browser notebooks last-first), otherwise as
+    collected, and a unit's tests keep their order."""
+    if not hasattr(config, "workerinput"):
+        return
+    units: dict[str, tuple[int, int]] = {}
+    unit_of: dict[int, str] = {}
+    for n, item in enumerate(items):
+        group = next((m.args[0] for m in item.iter_markers("xdist_group") if m.args), None)
+        if group is None:
+            group = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(group))
+        key = (_weight(item), -n if group.startswith("browser-") else n)
+        units[group] = min(units.get(group, key), key)
+        unit_of[id(item)] = group
+    items.sort(key=lambda item: units[unit_of[id(item)]])
 
 
 @pytest.fixture(autouse=True)

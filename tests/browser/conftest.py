@@ -20,12 +20,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.serve import serve as _serve
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ARGNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -63,20 +63,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _wait_http(url: str, proc: subprocess.Popen, log: Path, what: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
-                pytest.fail(f"{what} did not start within {timeout:.0f} s:\n{tail}")
-            time.sleep(0.25)  # polling a socket that is not listening yet: nothing to wait on
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -131,7 +117,7 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(value))
     port = _free_port()
-    log = state / "lab.log"  # a file, not a pipe: a full pipe would block the server
+    log = state / "lab.log"
     cmd = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={course}",
@@ -140,10 +126,8 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
     ]  # fmt: skip
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # CI containers run as root
-    with log.open("w") as err:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=course)
+    proc = _serve(cmd, env, log, "is running at", "JupyterLab", 120, cwd=course, port=port)
     url = f"http://127.0.0.1:{port}"
-    _wait_http(f"{url}/api/status?token={TOKEN}", proc, log, "JupyterLab", 120)
     try:
         yield {"url": url, "course": course, "env": env, "log": log}
     finally:
@@ -169,15 +153,9 @@ def ollama_server(lab: dict, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     embedded model, as a separate process; yields its URL."""
     port = _free_port()
     log = tmp_path_factory.mktemp("testserver") / "server.log"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "argnb.llm.testserver", "--port", str(port)],
-            env=lab["env"],
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
+    cmd = [sys.executable, "-m", "argnb.llm.testserver", "--port", str(port)]
+    proc = _serve(cmd, lab["env"], log, "serving", "the Ollama test server", 60, port=port)
     url = f"http://127.0.0.1:{port}"
-    _wait_http(f"{url}/api/tags", proc, log, "the Ollama test server", 60)
     try:
         yield url
     finally:

@@ -328,3 +328,49 @@ def html_outputs(notebook: Path) -> list[str]:
             if html:
                 found.append("".join(html) if isinstance(html, list) else html)
     return found
+
+
+# -- time to the first visible text of a widget's reply -------------------------------------------
+# Armed on one cell before the click: a capturing click listener notes when the button is clicked
+# and a MutationObserver on the cell notes the first DOM change after which ``probe(cell)`` (the
+# reply's visible text so far) is not empty. Both times are the page's ``performance.now()``, so
+# neither Playwright's polling nor its round trips are in the number; a mutation observer runs
+# before the next paint, so the text is on screen within one frame (~16 ms) of the time taken.
+_ARM_FIRST_TEXT = """(cell, [button, key]) => {
+  const probe = PROBE;
+  const state = {clicked: null, shown: null, text: null};
+  window.__argnbFirstText = window.__argnbFirstText || {};
+  window.__argnbFirstText[key] = state;
+  cell.addEventListener('click', ev => {
+    const b = ev.target.closest && ev.target.closest('button');
+    if (state.clicked === null && b && b.innerText.includes(button))
+      state.clicked = performance.now();
+  }, true);
+  const obs = new MutationObserver(() => {
+    if (state.clicked === null || state.shown !== null) return;
+    const text = probe(cell);
+    if (text) {
+      state.shown = performance.now();
+      state.text = text.slice(0, 200);
+      obs.disconnect();
+    }
+  });
+  obs.observe(cell, {subtree: true, childList: true, characterData: true});
+  return probe(cell);
+}"""
+
+
+def time_first_text(nb: Notebook, cell: Any, button: str, probe: str, key: str) -> dict:
+    """Click ``button`` in ``cell`` and wait for the first visible text of the reply, as
+    ``probe`` (a JavaScript function of the cell's node returning the reply's visible text so
+    far, "" while there is none) sees it. Returns the seconds from the click to that text and
+    the text. Measures only: no threshold here (targets live in ``benchmarks/``)."""
+    before = cell.evaluate(_ARM_FIRST_TEXT.replace("PROBE", probe), [button, key])
+    assert not before, f"{key}: the reply's text shows before the click: {before!r}"
+    cell.locator("button", has_text=button).click()
+    nb.page.wait_for_function(
+        "key => window.__argnbFirstText[key].shown !== null", arg=key, timeout=RUN_TIMEOUT_MS
+    )
+    got = nb.page.evaluate("key => window.__argnbFirstText[key]", key)
+    assert got["clicked"] is not None, f"{key}: the click on {button!r} was not seen"
+    return {"seconds": round((got["shown"] - got["clicked"]) / 1000, 3), "text": got["text"]}

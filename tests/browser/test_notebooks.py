@@ -22,6 +22,8 @@ Screenshots go to ``screenshots/browser/`` (see :func:`conftest.screenshots`).
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -39,6 +41,7 @@ from .lab import (
     export_html,
     html_outputs,
     slowest_cells,
+    time_first_text,
     untrusted_copy,
 )
 
@@ -148,7 +151,9 @@ def debate_the_agent(nb: Notebook, ctx: dict) -> str:
         "Cars fill our streets with noise and fumes, and children pay for it. "
         '<img src=x onerror="window.__argnbXss=1">'
     )
-    cell.locator("button", has_text="Send").click()
+    ctx["first_text"]["04 debate widget: Send"] = time_first_text(
+        nb, cell, "Send", DEBATE_REPLY, "04"
+    )
     cell.locator(".argnb-debate-steps details").first.wait_for(timeout=10 * UI_TIMEOUT_MS)
     dialogue = cell.locator(".argnb-debate-dialogue").inner_text()
     assert "<img src=x" in dialogue, "the learner's markup should show as text"
@@ -189,8 +194,33 @@ def roundtable_panel(nb: Notebook, ctx: dict) -> str:
     problems = nb.layout_problems()
     assert problems == [], problems  # the form's button label is whole
     nb.screenshot(screenshots(), "05_roundtable-panel", cell.locator(".argnb-roundtable"))
+    # the live widget on the embedded model: Start, and time its first words
+    live = nb.cell("RoundtableWidget(")
+    ctx["first_text"]["05 roundtable widget: Start"] = time_first_text(
+        nb, live, "Start", ROUNDTABLE_REPLY, "05"
+    )
     return "so far; last,"
 
+
+# what a learner sees of the reply after Send (04) or Start (05), for time_first_text: the
+# visible text of the messages the click brings, "" while there is none. 04: the agent's
+# streaming draft in the live box (its body reads "(no text)" until the first chunk) or, should
+# it land before a repaint, the agent's finished turn in the dialogue; 05: the body of any message
+# in the dialogue panel (empty before Start), without the streaming cursor.
+DEBATE_REPLY = """cell => {
+  const shown = el => el.offsetParent !== null;
+  const parts = [];
+  for (const body of cell.querySelectorAll('.argnb-debate-live .widget-html-content > div > div'))
+    if (shown(body)) parts.push(body.innerText);
+  for (const box of cell.querySelectorAll('.argnb-debate-dialogue .widget-html-content > div'))
+    if (shown(box) && box.innerText.includes(' · Agent') && box.lastElementChild)
+      parts.push(box.lastElementChild.innerText);
+  return parts.map(t => t.replace('(no text)', '').trim()).join(' ').trim();
+}"""
+ROUNDTABLE_REPLY = """cell => Array.from(
+    cell.querySelectorAll('.argnb-rt-dialogue .argnb-rt-msg > div:nth-child(2)'))
+  .filter(body => body.offsetParent !== null)
+  .map(body => body.innerText.replace('\u258d', '').trim()).join(' ').trim()"""
 
 Interaction = Callable[[Notebook, dict], str]
 REFERENCE_REPLAY = 'RoundtableWidget.replay(workdir / "reference.json"'
@@ -370,13 +400,41 @@ def check_export(browser: Any, notebook: Path, shots: Path, kept: str | None) ->
         context.close()
 
 
+#: the backend the notebooks connect to (their first code cell: ``argnb.connect("local")``)
+NOTEBOOK_BACKEND = {"backend": "local", "model": "smollm2-135m"}
+
+
+def record_first_text(found: dict[str, dict], shots: Path) -> None:
+    """Time to the first visible reply text: into ``timings.txt`` beside the screenshots and,
+    when ``$ARGNB_BENCH_OUT`` names a JSON file, merged into it for the benchmarks table
+    (``benchmarks/bench_widget_first_text.py``)."""
+    if not found:
+        return
+    with (shots / "timings.txt").open("a", encoding="utf-8") as log:
+        for what, m in found.items():
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M')} {what}: first text {m['seconds']} s\n")
+    out = os.environ.get("ARGNB_BENCH_OUT")
+    if out:
+        path = Path(out)
+        rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        from argnb.llm.local import default_threads  # the kernel has this environment too
+
+        threads = default_threads()
+        rows.update({k: {**NOTEBOOK_BACKEND, "threads": threads, **m} for k, m in found.items()})
+        path.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
 def photograph(nb: Notebook, name: str, shots: Path, phase: str) -> None:
     """The cells worth looking at: those listed for the notebook (maps are among them)."""
     for i, marker in enumerate(NOTEBOOKS[name].show):
         nb.screenshot(shots, f"{Path(name).stem}-{phase}-{i}", nb.cell(marker))
 
 
-@pytest.mark.parametrize("name", list(NOTEBOOKS))
+# under pytest-xdist (make test) each notebook is a unit of its own: a worker runs the notebooks
+# it is given against its one JupyterLab (session-scoped), so two workers share the suite
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.xdist_group(f"browser-{n}")) for n in NOTEBOOKS]
+)
 def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_server: str) -> None:
     if not (ROOT / "notebooks" / name).exists():
         pytest.skip(f"notebooks/{name} does not exist yet")
@@ -393,7 +451,9 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         assert nb.console_errors == [], nb.console_errors
         kept = None
         if case.interact is not None and case.widget is not None:
-            kept = case.interact(nb, {"ollama": ollama_server})
+            ctx: dict = {"ollama": ollama_server, "first_text": {}}
+            kept = case.interact(nb, ctx)
+            record_first_text(ctx["first_text"], shots)
             nb.screenshot(shots, f"{Path(name).stem}-interaction", nb.cell(case.widget))
             problems = nb.layout_problems()
             assert problems == [], problems  # the widget's answer did not squeeze it

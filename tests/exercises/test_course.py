@@ -12,7 +12,6 @@ import sys
 import sysconfig
 import time
 import tokenize
-import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from argnb import course
 from argnb.cli import main
+from tests.serve import accepting
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -259,16 +259,8 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
             f"http://127.0.0.1:{port}/api/contents/exercises/02_dialectic/student",
             headers={"Authorization": f"token {token}"},
         )
-        for _ in range(60):  # the server prints its URL a moment before it listens
-            try:
-                listing = json.load(urllib.request.urlopen(req, timeout=30))
-                break
-            except ConnectionRefusedError:
-                time.sleep(0.5)
-            except urllib.error.URLError as exc:
-                if not isinstance(exc.reason, ConnectionRefusedError):
-                    raise
-                time.sleep(0.5)
+        assert accepting(proc, port, 30)  # the server prints its URL a moment before it listens
+        listing = json.load(urllib.request.urlopen(req, timeout=30))
         assert {c["name"] for c in listing["content"]} == {
             "ex1_attack_kinds.ipynb", "ex2_grounded.ipynb", "ex3_undercut_stances.ipynb"
         }  # fmt: skip

@@ -5,6 +5,7 @@ These run in the fast suite: no model, only sockets on 127.0.0.1.
 
 import asyncio
 import socket
+import threading
 import time
 
 import pytest
@@ -126,8 +127,17 @@ def test_embeddings_over_both_protocols(server):
 def test_a_client_that_gives_up_leaves_no_traceback_on_stderr(capfd):
     import socket
 
+    class Handled(ProtocolServer):
+        """Sets ``done`` once a request's handler has finished (answered, or failed to)."""
+
+        done = threading.Event()
+
+        def process_request_thread(self, request, client_address):
+            super().process_request_thread(request, client_address)
+            self.done.set()
+
     slow = ScriptedBackend(lambda req: "late", model="tiny", delay_s=0.4)
-    with ProtocolServer(slow, models=["tiny"]) as srv:
+    with Handled(slow, models=["tiny"]) as srv:
         body = b'{"model": "tiny", "messages": [{"role": "user", "content": "q"}], "stream": false}'
         head = f"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
         with socket.create_connection(srv.server_address) as sock:
@@ -135,7 +145,7 @@ def test_a_client_that_gives_up_leaves_no_traceback_on_stderr(capfd):
                 socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
             )
             sock.sendall(head.encode() + body)
-        time.sleep(0.8)  # the handler answers into a reset connection
+        assert srv.done.wait(30)  # the handler has answered into the reset connection
     assert len(srv.requests) == 1
     assert "Traceback" not in capfd.readouterr().err
 

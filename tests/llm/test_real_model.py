@@ -7,8 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 from pydantic import BaseModel, Field
@@ -16,6 +14,7 @@ from pydantic import BaseModel, Field
 from argnb.llm import LocalBackend, OllamaBackend, OpenAIBackend, structured_call
 from argnb.llm.local import embedded_gguf
 from argnb.llm.testserver import ProtocolServer
+from tests.serve import serve
 
 
 class Verdict(BaseModel):
@@ -82,25 +81,13 @@ def llama_server(tmp_path_factory):
         "42",
     ]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    logf = log.open("wb")  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+    proc = serve(
+        cmd, dict(os.environ), log, "Uvicorn running on", "llama_cpp.server", 60, port=port
+    )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log.read_text(errors='replace')[-2000:]}")
-        try:
-            urllib.request.urlopen(url + "/v1/models", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail(f"llama_cpp.server did not start: {log.read_text(errors='replace')[-2000:]}")
     yield url + "/v1"
     proc.terminate()
     proc.wait(timeout=10)
-    logf.close()
 
 
 @pytest.mark.server

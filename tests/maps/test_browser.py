@@ -9,13 +9,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 from IPython.core.formatters import DisplayFormatter
+
+from tests.serve import serve
 
 pytestmark = pytest.mark.browser
 
@@ -73,27 +73,15 @@ def lab(tmp_path_factory):
     news.mkdir(parents=True)  # no "get notified about Jupyter news?" toast over the screenshots
     (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     port = _free_port()
-    log = home / "lab.log"  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-            "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={home}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ],
-        env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"),
-    )  # fmt: skip
+    log = home / "lab.log"
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={home}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    proc = serve(cmd, env, log, "is running at", "JupyterLab", 90, port=port)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"JupyterLab did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.5)
     yield {"url": url, "home": home, "env": env}
     proc.terminate()
     try:

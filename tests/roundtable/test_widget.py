@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import re
+import threading
 import time
 
 import pytest
@@ -171,11 +172,11 @@ def test_the_watch_switches_the_heartbeat_on_until_beats_arrive(make_session, mo
     monkeypatch.setattr(widget_mod, "BEAT_MS", 40)
     w = RoundtableWidget(session=make_session(), autosave=None)
     switched: list[bool] = []
-    w.heartbeat.observe(lambda ch: switched.append(ch["new"]), names="playing")
+    on = threading.Event()
+    w.heartbeat.observe(lambda ch: (switched.append(ch["new"]), ch["new"] and on.set()), "playing")
     assert not w.heartbeat.playing  # a timer only starts on a change seen by a view
     w._ipython_display_()  # starts the watch (no view here, so no beats ever come)
-    time.sleep(0.5)
-    assert True in switched  # switched on (again and again: nothing answers without a view)
+    assert on.wait(10)  # switched on (again and again: nothing answers without a view)
     n = len(switched)
     w.heartbeat.value = 1  # beats arrive: the watch leaves the heartbeat alone
     for _ in range(8):

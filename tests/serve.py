@@ -1,0 +1,69 @@
+"""Start a server for a test and wait for it: an event, set by the line of its output that says
+it is up (or by the end of that output, when it died), then its port."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+
+def serve(
+    cmd: list[str],
+    env: dict,
+    log: Path,
+    ready: str,
+    what: str,
+    timeout: float,
+    cwd: Path | None = None,
+    port: int | None = None,
+) -> subprocess.Popen:
+    """Start a server and wait for the line of its output that says it is up (``ready``). A thread
+    copies the output to ``log`` (a pipe left unread would fill and block the server) and sets an
+    event on that line, or when the output ends because the server died.
+
+    ``port``: then also wait until it accepts connections there (:func:`accepting`)."""
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        errors="replace",
+    )  # fmt: skip
+    up, listening = threading.Event(), threading.Event()
+
+    def pump() -> None:
+        with log.open("w", encoding="utf-8") as out:
+            for line in proc.stdout:  # type: ignore[union-attr]
+                out.write(line)
+                out.flush()
+                if ready in line:
+                    listening.set()
+                    up.set()
+        up.set()  # the output ended: the server is gone
+
+    threading.Thread(target=pump, name=f"{what} output", daemon=True).start()
+    if not up.wait(timeout) or not listening.is_set():
+        proc.kill()
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+        pytest.fail(f"{what} did not start within {timeout:.0f} s:\n{tail}")
+    if port is not None and not accepting(proc, port, timeout):
+        pytest.fail(f"{what} exited: {log.read_text(errors='replace')[-3000:]}")
+    return proc
+
+
+def accepting(proc: subprocess.Popen, port: int, timeout: float) -> bool:
+    """Once a server has said it is up: wait until ``port`` accepts a connection (True) or the
+    server exits (False). Jupyter Server prints its URL just before its IO loop starts and binds
+    the port on that loop's first turn; nothing says when that happened, so this retries, waiting
+    on the process (its exit ends the wait at once) 50 ms at a time."""
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=timeout).close()
+            return True
+        except ConnectionRefusedError:
+            try:
+                proc.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                continue
+            return False
