@@ -29,7 +29,7 @@ test: $(VENV)/.installed lint
 	  --nbval-lax --nbval-current-env tests notebooks $(wildcard exercises/*/solutions)
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
