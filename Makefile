@@ -20,16 +20,17 @@ $(VENV)/.installed: pyproject.toml
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab START_HERE.ipynb
 
-# One pytest run on both cores (pytest-xdist): the tests and nbval's notebooks. --dist loadgroup
-# keeps a file on one worker (module fixtures; a notebook's cells in order in one kernel), each
-# browser-suite notebook too, and tests/conftest.py starts the slowest first.
+# The tests on both cores (pytest-xdist): --dist loadgroup keeps a file on one worker (module
+# fixtures run once), each browser-suite notebook too, and tests/conftest.py starts the slowest
+# first. nbval stays a serial run of its own: under xdist a notebook's cells were spread over both
+# workers (each cell in a fresh kernel), so its notebooks are not in the xdist run.
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed lint
-	$(BIN)/pytest -m "" -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder \
-	  --nbval-lax --nbval-current-env tests notebooks $(wildcard exercises/*/solutions)
+	$(BIN)/pytest -m "" -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder tests
+	$(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks $(wildcard exercises/*/solutions)
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -16,7 +16,8 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 #: a test names with ``xdist_group`` (each browser-suite notebook). The slowest units start first so
 #: the short ones fill the gaps at the end: measured with ``--durations``, the browser suite's
 #: notebooks (minutes; the later ones run whole pipelines), then files that run notebooks, servers
-#: or the embedded model, then the notebooks under nbval, then everything else (seconds).
+#: or the embedded model, then everything else (seconds). (nbval's notebooks, if ever given to
+#: the same run, rank before the rest; make test runs them on their own, serially.)
 _SLOW_MARKS = ("browser", "notebook", "server", "model")
 
 
@@ -27,13 +28,13 @@ def _weight(item: pytest.Item) -> int:
     return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS) + 1)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # before every other implementation: xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """Under xdist only (a worker's collection): every test without an ``xdist_group`` joins its
     file's group; units are ordered by weight (the browser notebooks last-first), otherwise as
     collected, and a unit's tests keep their order."""
     if not hasattr(config, "workerinput"):
-        return
+        return (yield)
     units: dict[str, tuple[int, int]] = {}
     unit_of: dict[int, str] = {}
     for n, item in enumerate(items):
@@ -45,6 +46,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         units[group] = min(units.get(group, key), key)
         unit_of[id(item)] = group
     items.sort(key=lambda item: units[unit_of[id(item)]])
+    return (yield)
 
 
 @pytest.fixture(autouse=True)
