@@ -20,17 +20,18 @@ $(VENV)/.installed: pyproject.toml
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab START_HERE.ipynb
 
-# The tests on both cores (pytest-xdist): --dist loadgroup keeps a file on one worker (module
-# fixtures run once), each browser-suite notebook too, and tests/conftest.py starts the slowest
-# first. nbval stays a serial run of its own: under xdist a notebook's cells were spread over both
-# workers (each cell in a fresh kernel), so its notebooks are not in the xdist run.
+# The tests and nbval's notebooks in one run on both cores (pytest-xdist, scheduled by
+# tests/conftest.py): a file is one unit of work on one worker (module and session fixtures run
+# once; an nbval notebook's cells share one kernel), each browser-suite notebook too, and the
+# slowest units start first.
 TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 test: $(VENV)/.installed lint
-	$(BIN)/pytest -m "" -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder tests
-	$(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks $(wildcard exercises/*/solutions)
+	$(BIN)/pytest -m "" -p no:cacheprovider $(XDIST) tests \
+	  --nbval-lax --nbval-current-env notebooks $(wildcard exercises/*/solutions)
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(BIN)/pytest -p no:cacheprovider $(XDIST)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

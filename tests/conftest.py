@@ -11,42 +11,58 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
-#: how ``make test`` shares the work between its pytest-xdist workers (``--dist loadgroup
-#: --no-loadscope-reorder``): a unit of work is a file (its module fixtures run once), or a group
-#: a test names with ``xdist_group`` (each browser-suite notebook). The slowest units start first so
-#: the short ones fill the gaps at the end: measured with ``--durations``, the browser suite's
-#: notebooks (minutes; the later ones run whole pipelines), then files that run notebooks, servers
-#: or the embedded model, then everything else (seconds). (nbval's notebooks, if ever given to
-#: the same run, rank before the rest; make test runs them on their own, serially.)
+#: how ``make test`` shares the work between its pytest-xdist workers (``--dist loadfile
+#: --no-loadscope-reorder``, scheduled by :func:`pytest_xdist_make_scheduler`): a unit of work is a
+#: file (its module and session fixtures run once), except the browser suite, where each notebook is
+#: a unit of its own. The slowest units start first so the short ones fill the gaps at the end:
+#: measured with ``--durations``, the browser suite's notebooks (minutes; the later ones run whole
+#: pipelines), then files that run notebooks (nbval's too), servers or the embedded model, then
+#: everything else (seconds).
 _SLOW_MARKS = ("browser", "notebook", "server", "model")
+_OWN_UNITS = ("tests/browser/test_notebooks.py::",)
+
+
+def unit(nodeid: str) -> str:
+    """The unit of work a test belongs to (see above)."""
+    if nodeid.startswith(_OWN_UNITS):
+        return nodeid
+    return nodeid.split("::", 1)[0]
 
 
 def _weight(item: pytest.Item) -> int:
     if item.nodeid.split("::", 1)[0].endswith(".ipynb"):  # nbval: a cell of a notebook
-        return len(_SLOW_MARKS)
+        return 1
     marks = {m.name for m in item.iter_markers()}
-    return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS) + 1)
+    return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS))
 
 
-@pytest.hookimpl(wrapper=True)  # before every other implementation: xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
-    """Under xdist only (a worker's collection): every test without an ``xdist_group`` joins its
-    file's group; units are ordered by weight (the browser notebooks last-first), otherwise as
-    collected, and a unit's tests keep their order."""
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadfile`` with :func:`unit` as its unit. (Not ``loadgroup``: with pytest 9.2 the
+    ``@group`` suffix pytest-xdist 3.8 writes into a test's id no longer reaches the scheduler,
+    so a file's tests were spread over both workers and its fixtures ran twice.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Units(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit(nodeid)
+
+    return Units(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist only (a worker's collection, which the scheduler keeps in order): units by
+    weight, the browser notebooks last-first, otherwise as collected; a unit's tests keep
+    their order."""
     if not hasattr(config, "workerinput"):
-        return (yield)
+        return
     units: dict[str, tuple[int, int]] = {}
-    unit_of: dict[int, str] = {}
     for n, item in enumerate(items):
-        group = next((m.args[0] for m in item.iter_markers("xdist_group") if m.args), None)
-        if group is None:
-            group = item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group(group))
-        key = (_weight(item), -n if group.startswith("browser-") else n)
-        units[group] = min(units.get(group, key), key)
-        unit_of[id(item)] = group
-    items.sort(key=lambda item: units[unit_of[id(item)]])
-    return (yield)
+        u = unit(item.nodeid)
+        key = (_weight(item), -n if u.startswith(_OWN_UNITS) else n)
+        units[u] = min(units.get(u, key), key)
+    items.sort(key=lambda item: units[unit(item.nodeid)])
 
 
 @pytest.fixture(autouse=True)

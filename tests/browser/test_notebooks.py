@@ -430,11 +430,9 @@ def photograph(nb: Notebook, name: str, shots: Path, phase: str) -> None:
         nb.screenshot(shots, f"{Path(name).stem}-{phase}-{i}", nb.cell(marker))
 
 
-# under pytest-xdist (make test) each notebook is a unit of its own: a worker runs the notebooks
-# it is given against its one JupyterLab (session-scoped), so two workers share the suite
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xdist_group(f"browser-{n}")) for n in NOTEBOOKS]
-)
+# under pytest-xdist (make test) each notebook is a unit of its own (tests/conftest.py): a worker
+# runs the notebooks it is given against its one JupyterLab (session-scoped)
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
 def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_server: str) -> None:
     if not (ROOT / "notebooks" / name).exists():
         pytest.skip(f"notebooks/{name} does not exist yet")
