@@ -52,8 +52,9 @@ def test_a_debate_turn_with_prefix_reuse_is_byte_identical_and_reuses_most_of_it
     retriever = Retriever(example_memory(), method="bm25", k=3)
     turns = {}
     for name, backend in (("cold", cold), ("warm", warm)):
-        d = Debater(backend, "rdebater", retriever, max_revisions=1, words=60, same_motion=True)
-        turns[name] = d.next(TOPIC, HISTORY, stance="pro").turns
+        # a short turn (two turns of history, a 20-word draft): the machinery, not the text
+        d = Debater(backend, "rdebater", retriever, max_revisions=1, words=20, same_motion=True)
+        turns[name] = d.next(TOPIC, HISTORY[:2], stance="pro").turns
     assert said(turns["warm"]) == said(turns["cold"])
     used = [t for t in turns["warm"] if t.usage.prompt_tokens]
     assert len(used) >= 6  # logic, keywords, draft, summary, verdict at least

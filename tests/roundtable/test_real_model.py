@@ -12,37 +12,11 @@ from argnb.roundtable.payloads import Contribution
 pytestmark = pytest.mark.model
 
 
-def test_a_short_session_on_the_embedded_model(local) -> None:
-    chunks: list[str] = []
-    s = Session(
-        "Should phones be allowed in class?",
-        moderator=local,
-        deliberators=[local, local],
-        analyzer=local,
-        human="Ann",
-        turns=3,
-        analyze_every=3,
-        word_limit=40,
-        on_event=lambda e: e.kind == "chunk" and chunks.append(e.text),
-    )
-    s.run(["Phones help me look things up, but they distract my friends."])
-    tr = s.transcript
-    assert len(s.speakers) == 3 and "Ann" in s.speakers
-    assert all(a != b for a, b in zip(s.speakers, s.speakers[1:], strict=False))
-    for i, t in enumerate(tr.turns):
-        p = t.payload
-        if isinstance(p, Contribution) and t.valid:
-            assert p.words <= 40 and t.calls >= 1 and t.model == "smollm2-135m"
-            first_try = tr.turns[i - 1] if p.revised else t  # the chunk timed is the first try's
-            assert p.first_chunk_s is not None and 0 < p.first_chunk_s <= first_try.latency_s
-    assert len(chunks) > 3  # the embedded model streams its replies in pieces
-    tried = tr.of_kind("roundtable.analysis", valid=None)
-    assert len(tried) == 1  # valid, or recorded as unusable -- never lost
-    assert tr.calls == sum(t.calls for t in tr.turns) and tr.calls >= 6
-    assert s.ended is not None and s.ended.reason == "turns"
+HUMAN = ["Phones help me look things up, but they distract my friends."]
+WORDS = 30
 
 
-def _table(backend) -> Session:
+def _table(backend, chunks: list[str]) -> Session:
     return Session(
         "Should phones be allowed in class?",
         moderator=backend,
@@ -51,8 +25,43 @@ def _table(backend) -> Session:
         human="Ann",
         turns=3,
         analyze_every=3,
-        word_limit=30,
+        word_limit=WORDS,
+        on_event=lambda e: e.kind == "chunk" and chunks.append(e.text),
     )
+
+
+@pytest.fixture(scope="module")
+def sessions(local) -> dict:
+    """One short session run twice on the one embedded model: prefix reuse off, then on (both
+    tests read it: the second run is the short session whose machinery is checked)."""
+    from argnb.llm import Ledger, LocalBackend
+
+    cold = LocalBackend(prefix_cache=False, ledger=Ledger())
+    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
+    assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
+    warm.llm.prefix_store.clear()
+    out: dict = {"chunks": []}
+    out["off"] = _table(cold, []).run(HUMAN)
+    out["on"] = _table(warm, out["chunks"]).run(HUMAN)
+    return out
+
+
+def test_a_short_session_on_the_embedded_model(sessions) -> None:
+    s, chunks = sessions["on"], sessions["chunks"]
+    tr = s.transcript
+    assert len(s.speakers) == 3 and "Ann" in s.speakers
+    assert all(a != b for a, b in zip(s.speakers, s.speakers[1:], strict=False))
+    for i, t in enumerate(tr.turns):
+        p = t.payload
+        if isinstance(p, Contribution) and t.valid:
+            assert p.words <= WORDS and t.calls >= 1 and t.model == "smollm2-135m"
+            first_try = tr.turns[i - 1] if p.revised else t  # the chunk timed is the first try's
+            assert p.first_chunk_s is not None and 0 < p.first_chunk_s <= first_try.latency_s
+    assert len(chunks) > 3  # the embedded model streams its replies in pieces
+    tried = tr.of_kind("roundtable.analysis", valid=None)
+    assert len(tried) == 1  # valid, or recorded as unusable -- never lost
+    assert tr.calls == sum(t.calls for t in tr.turns) and tr.calls >= 6
+    assert s.ended is not None and s.ended.reason == "turns"
 
 
 def _record(s: Session) -> list[tuple]:
@@ -65,16 +74,10 @@ def _record(s: Session) -> list[tuple]:
     return out
 
 
-def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_tokens(local) -> None:
-    from argnb.llm import Ledger, LocalBackend
-
-    cold = LocalBackend(prefix_cache=False, ledger=Ledger())
-    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
-    assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
-    warm.llm.prefix_store.clear()
-    human = ["Phones help me look things up, but they distract my friends."]
-    off = _table(cold).run(human)
-    on = _table(warm).run(human)
+def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_tokens(
+    sessions,
+) -> None:
+    off, on = sessions["off"], sessions["on"]
     assert _record(on) == _record(off)
     assert all(t.usage.reused_tokens == 0 for t in off.transcript.turns)
     used = [t.usage for t in on.transcript.turns if t.backend]
