@@ -150,7 +150,7 @@ CLAIMS = [
 ]
 
 
-def _prompts(n: int = 42) -> list[list[dict]]:
+def _prompts(n: int = 26) -> list[list[dict]]:
     """Prompts in families sharing long prefixes (system + few-shot turns), with tails of many
     lengths (some identical prompts too), shuffled so families interleave."""
     rng = random.Random(7)
@@ -191,7 +191,7 @@ def test_prefix_cache_gives_byte_identical_outputs_to_cold_runs(local):
         reported += w.usage.reused_tokens
     reused = store.reused_tokens - reused0
     evaluated = store.evaluated_tokens - evaluated0
-    assert len(prompts) >= 40
+    assert len(prompts) >= 29
     assert reused > evaluated, f"only {reused} of {reused + evaluated} prompt tokens reused"
     assert reported == reused  # each reply says what it reused (Usage.reused_tokens)
 
