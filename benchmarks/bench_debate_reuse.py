@@ -1,6 +1,9 @@
 """One ``rdebater`` turn on real debates, the embedded model's prefix cache off vs on.
 
-python benchmarks/bench_debate_reuse.py [N_DEBATES] [CUT]    (default 10 debates, cut 4)
+python benchmarks/bench_debate_reuse.py [N_DEBATES] [CUT] [FIRST]    (default 10 debates, cut 4)
+
+FIRST (default 0) skips the first debates: a run stopped early is finished by measuring the
+rest (each debate is measured on its own, so two runs' step logs add up).
 
 Items: the first N IQ2 debates of ``../shared/data/iq2-debates`` cut after CUT argumentative
 turns; the next turn is generated for the side that really spoke next, by ``rdebater`` (logic
@@ -37,7 +40,7 @@ def _items(n: int, cut: int) -> list[dict]:
     return next_items(read_debates(DATA / "iq2-debates" / "items.jsonl"), cut, limit=n)
 
 
-def measure(n: int = 10, cut: int = 4, log=None) -> dict:
+def measure(n: int = 10, cut: int = 4, log=None, first: int = 0) -> dict:
     """Run every item in both settings; the raw numbers :func:`run` and :func:`roles` report
     (``log``: an open file that gets one JSON line per step as it is measured)."""
     from bench_debate_next import _memory
@@ -52,9 +55,9 @@ def measure(n: int = 10, cut: int = 4, log=None) -> dict:
     }
     backends["on"].llm.prefix_store.clear()
     retriever = Retriever(_memory(), None, method="bm25", k=3)
-    items = _items(n, cut)
+    items = _items(n, cut)[first:]
     out: dict = {m: {"wall": 0.0, "first": [], "turns": [], "keys": []} for m in backends}
-    for i, item in enumerate(items):
+    for i, item in enumerate(items, start=first):
         for mode in ("off", "on") if i % 2 == 0 else ("on", "off"):
             d = Debater(backends[mode], "rdebater", retriever, k=3)
             t0 = time.perf_counter()
@@ -72,13 +75,15 @@ def measure(n: int = 10, cut: int = 4, log=None) -> dict:
                     log.write(json.dumps(row) + "\n")
                 log.flush()
             print(  # progress, so a run stopped early still says what it measured
-                f"debate {i + 1}/{len(items)} {mode}: {time.perf_counter() - t0:.1f} s, "
+                f"debate {i + 1}/{n} {mode}: {time.perf_counter() - t0:.1f} s, "
                 f"{usage.evaluated_tokens} evaluated + {usage.reused_tokens} restored",
                 file=sys.stderr,
                 flush=True,
             )
         same = out["off"]["keys"][-1] == out["on"]["keys"][-1]
-        print(f"debate {i + 1}/{len(items)} identical: {same}", file=sys.stderr, flush=True)
+        if log is not None:
+            log.write(json.dumps({"debate": i, "identical": same}) + "\n")
+        print(f"debate {i + 1}/{n} identical: {same}", file=sys.stderr, flush=True)
     out["items"] = len(items)
     return out
 
@@ -144,16 +149,15 @@ def roles(measured: dict, mode: str = "on") -> list[dict]:
 if __name__ == "__main__":
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     cut = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+    first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     if not have_data() or local() is None:
         print(table("debate prefix reuse", run(count, cut)))
         sys.exit(0)
     CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / f"debate-reuse-{count}x{cut}.steps.jsonl", "w", encoding="utf-8") as log:
-        data = measure(count, cut, log)
-    print(
-        table(
-            f"rdebater next turn, prefix cache off vs on ({count} IQ2 debates)", run(measured=data)
-        )
-    )
+    name = f"debate-reuse-{count}x{cut}" + (f"-from{first}" if first else "")
+    with open(CACHE / f"{name}.steps.jsonl", "w", encoding="utf-8") as log:
+        data = measure(count, cut, log, first)
+    title = f"rdebater next turn, prefix cache off vs on (IQ2 debates {first + 1}-{count})"
+    print(table(title, run(measured=data)))
     print(table("per role, prefix cache off", roles(data, "off")))
     print(table("per role, prefix cache on", roles(data, "on")))

@@ -118,7 +118,6 @@ def test_saved_map_shows_a_picture_untrusted_and_the_live_map_trusted(lab, camer
         assert out.locator("iframe").count() == 0  # the sanitizer stripped the live map ...
         assert picture.evaluate("e => e.complete && e.naturalWidth") > 500  # ... the picture drew
         assert "not trusted" in out.inner_text()
-        page.wait_for_timeout(500)
         page.screenshot(path=str(_shots() / "map_untrusted.png"))
 
         page.goto(f"{lab['url']}/lab/tree/trusted.ipynb?reset&token={TOKEN}")
@@ -127,7 +126,11 @@ def test_saved_map_shows_a_picture_untrusted_and_the_live_map_trusted(lab, camer
         frame = out.frame_locator("iframe").first
         frame.locator("canvas").first.wait_for(state="visible", timeout=60_000)
         out.locator(".argnb-map-static").wait_for(state="detached", timeout=30_000)
-        page.wait_for_timeout(1500)  # vis-network's refit
+        frame.locator("body").evaluate(  # every node placed (vis-network lays them out)
+            """() => new Promise(done => { const t = setInterval(() => {
+                 if (network && Object.keys(network.getPositions()).length === nodes.length) {
+                   clearInterval(t); done(); } }, 50); })"""
+        )
         page.screenshot(path=str(_shots() / "map_trusted.png"))
         browser.close()
     assert not errors, errors

@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 
 SCRIPTED_CELL = """
+import argnb.roundtable.widget
 from argnb.roundtable import RoundtableWidget, Session
+argnb.roundtable.widget.GONE_AFTER_S = 4  # the kernel-gone notice's delay: see NOTICE_S
 from tests.roundtable.test_views import evil_backend
 session = Session(
     "Phones in class? <img src=x onerror=\\"window.__xss=(window.__xss||0)+1\\">",
@@ -48,6 +50,10 @@ session = Session(
 )
 RoundtableWidget(session=session)
 """
+
+#: the kernel-gone notice's delay in SCRIPTED_CELL (the widget's default, 10 s, in LOCAL_CELL):
+#: the waits of :func:`drive` follow it (the page beats every 2 s)
+NOTICE_S = 4
 
 HUMAN_XSS = (
     'I think <img src=x onerror="window.__xss=(window.__xss||0)+1"> and '
@@ -143,6 +149,7 @@ def drive(
     turn_timeout: float = 120,
     check_gone: bool = True,
     reopen: Path | None = None,
+    notice_s: float = NOTICE_S,
 ) -> dict:
     """Open the notebook, run it, start the session, take one human turn, look at the panels;
     then shut the kernel down (the notice must appear) and, with ``reopen`` (the notebook's
@@ -190,7 +197,8 @@ def drive(
             timeout=turn_timeout * 1000 * 4,
         )
         seen["next_human_turn_s"] = round(time.monotonic() - t1, 1)
-        page.wait_for_timeout(1500)  # let the map iframe draw
+        for frame in page.frames[1:]:  # the map's frame: every node placed
+            frame.wait_for_function(DRAWN, timeout=30_000)
         if shot is not None:
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.locator(".argnb-roundtable").screenshot(path=str(shot))
@@ -205,14 +213,15 @@ def drive(
         seen["dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
         seen["analysis_text"] = page.locator(".argnb-rt-analysis").inner_text()
         seen["map_frames"] = page.locator(".argnb-rt-map iframe").count()
-        page.wait_for_timeout(12_000)  # longer than the notice waits: beats must keep it hidden
+        # longer than the notice waits: the beats must keep it hidden (a wait for something
+        # that must not happen)
+        page.wait_for_timeout((notice_s + 2) * 1000)
         seen["gone_visible_before"] = _gone_visible(page)
         seen["beats"] = page.evaluate("() => window.__beats")
         if check_gone:
             for k in api(base, token, "/api/kernels"):  # type: ignore[union-attr]
                 api(base, token, f"/api/kernels/{k['id']}", method="DELETE")
-            page.wait_for_timeout(13_000)
-            seen["gone_visible_after"] = _gone_visible(page)
+            seen["gone_visible_after"] = _wait_gone_visible(page, notice_s)
             seen["gone_text"] = page.locator("[class^='argnb-rt-gone-']").inner_text()
             if shot is not None:
                 page.locator("[class^='argnb-rt-gone-']").screenshot(
@@ -222,9 +231,10 @@ def drive(
             # save (with widget state), then open the notebook again: the old kernel is gone
             page.locator(".jp-Notebook").first.click()
             page.keyboard.press("Control+s")
-            page.wait_for_timeout(3000)
-            saved = reopen.read_text()
-            seen["saved_widget_state"] = "application/vnd.jupyter.widget-state+json" in saved
+            deadline = time.monotonic() + 30
+            while WIDGET_STATE not in (saved := reopen.read_text()) and time.monotonic() < deadline:
+                page.wait_for_timeout(100)  # JupyterLab writes the file on its own time
+            seen["saved_widget_state"] = WIDGET_STATE in saved
             page.reload()
             page.wait_for_selector(".argnb-rt-dialogue", timeout=90_000)
             for _ in range(3):  # JupyterLab may ask what to do about the dead kernel
@@ -233,9 +243,8 @@ def drive(
                     if btn.count():
                         btn.first.click()
                 page.wait_for_timeout(1000)
-            page.wait_for_timeout(13_000)
+            seen["gone_visible_reopened"] = _wait_gone_visible(page, notice_s)
             seen["reopened_dialogue_text"] = page.locator(".argnb-rt-dialogue").inner_text()
-            seen["gone_visible_reopened"] = _gone_visible(page)
             seen["xss_reopened"] = page.evaluate(
                 "() => window.__xss === undefined ? null : window.__xss"
             )
@@ -253,11 +262,24 @@ BEAT_COUNTER = """() => { window.__beats = 0;
 }"""
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+DRAWN = """() => typeof network === 'undefined' || (network !== null && nodes.length > 0
+    && Object.keys(network.getPositions()).length === nodes.length)"""
+GONE_VISIBLE = """() => { const d = document.querySelector("[class^='argnb-rt-gone-']");
+    return !!d && getComputedStyle(d).visibility === 'visible'; }"""
+
+
+def _wait_gone_visible(page, notice_s: float) -> bool:
+    """Whether the kernel-gone notice shows within its delay and two missed beats."""
+    try:
+        page.wait_for_function(GONE_VISIBLE, timeout=(notice_s + 10) * 1000)
+    except Exception:  # playwright's TimeoutError: reported as "not visible"
+        return False
+    return True
+
+
 def _gone_visible(page) -> bool:
-    return page.evaluate(
-        "() => { const d = document.querySelector(\"[class^='argnb-rt-gone-']\");"
-        " return !!d && getComputedStyle(d).visibility === 'visible'; }"
-    )
+    return page.evaluate(GONE_VISIBLE)
 
 
 def main() -> None:  # pragma: no cover - used by hand
@@ -284,6 +306,7 @@ def main() -> None:  # pragma: no cover - used by hand
                 shot=args.shot,
                 turn_timeout=600,
                 reopen=folder / "roundtable.ipynb",
+                notice_s=10 if args.local else NOTICE_S,
             )
         if (folder / "session.json").exists():
             (args.shot.parent / "session.json").write_text((folder / "session.json").read_text())

@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -360,31 +359,43 @@ _MAPS = """() => Array.from(document.querySelectorAll('.argnb-map')).map(m => {
 })"""
 
 
-def _visit(browser, base: str, rel: str, *, js: bool) -> dict:
-    """Open one page; what it logged, requested outside the server, and shows."""
-    context = browser.new_context(java_script_enabled=js, viewport=DESKTOP)
-    page = context.new_page()
-    errors, outside = [], []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+def _visit(browser, base: str, rels: list[str], *, js: bool, at_once: int = 6) -> dict:
+    """Open every page (``at_once`` at a time, each in a context of its own, loading side by
+    side); per page what it logged, requested outside the server, and shows."""
+    results: dict[str, dict] = {}
+    for i in range(0, len(rels), at_once):
+        opened = []
+        for rel in rels[i : i + at_once]:
+            context = browser.new_context(java_script_enabled=js, viewport=DESKTOP)
+            page = context.new_page()
+            seen: dict = {"errors": [], "outside": []}
+            page.on(
+                "console",
+                lambda m, e=seen["errors"]: e.append(m.text) if m.type == "error" else None,
+            )
+            page.on("pageerror", lambda exc, e=seen["errors"]: e.append(f"pageerror: {exc}"))
 
-    def route(r):
-        url = r.request.url
-        if url.startswith((base, "data:", "about:", "blob:")):
-            r.continue_()
-        else:
-            outside.append(url)
-            r.abort()
+            def route(r, out=seen["outside"]):
+                url = r.request.url
+                if url.startswith((base, "data:", "about:", "blob:")):
+                    r.continue_()
+                else:
+                    out.append(url)
+                    r.abort()
 
-    page.route("**/*", route)
-    page.goto(f"{base}/{rel}", wait_until="load")
-    page.wait_for_load_state("networkidle")
-    result = {"errors": errors, "outside": outside}
-    # evaluate() runs even with the page's JavaScript off: it is the driver's, not the page's
-    result["images"] = page.evaluate(_IMAGES)
-    result["maps"] = page.evaluate(_MAPS)
-    context.close()
-    return result
+            page.route("**/*", route)
+            page.goto(f"{base}/{rel}", wait_until="commit")
+            opened.append((rel, context, page, seen))
+        for rel, context, page, seen in opened:
+            page.wait_for_load_state("load")  # every image and frame of the page
+            if js:  # a script may still fetch something after load; without scripts nothing can
+                page.wait_for_load_state("networkidle")
+            # evaluate() runs even with the page's JavaScript off: it is the driver's, not the page's
+            seen["images"] = page.evaluate(_IMAGES)
+            seen["maps"] = page.evaluate(_MAPS)
+            context.close()
+            results[rel] = seen
+    return results
 
 
 @site_mark
@@ -392,9 +403,8 @@ def _visit(browser, base: str, rel: str, *, js: bool) -> dict:
 @pytest.mark.parametrize("js", [True, False], ids=["js-on", "js-off"])
 def test_every_page_in_chromium(site, served, chromium, js):
     problems, maps_seen = [], 0
-    for p in _pages(site["out"]):
-        rel = p.relative_to(site["out"]).as_posix()
-        r = _visit(chromium, served, rel, js=js)
+    rels = [p.relative_to(site["out"]).as_posix() for p in _pages(site["out"])]
+    for rel, r in _visit(chromium, served, rels, js=js).items():
         problems += [f"{rel}: console: {e}" for e in r["errors"]]
         problems += [f"{rel}: network: {u}" for u in r["outside"]]
         problems += [f"{rel}: image did not load: {i['src']}" for i in r["images"] if not i["ok"]]
@@ -419,6 +429,10 @@ def test_the_live_map_draws_where_javascript_runs(site, served, chromium):
     context.close()
 
 
+_DRAWN = """() => typeof network === 'undefined' || (network !== null && nodes.length > 0
+    && Object.keys(network.getPositions()).length === nodes.length)"""
+
+
 def _shoot(
     browser, url: str, path: Path, *, viewport: dict, js: bool = True, at: str | None = None
 ) -> int:
@@ -428,8 +442,8 @@ def _shoot(
     page.goto(url, wait_until="networkidle")
     if at:
         page.locator(at).first.scroll_into_view_if_needed()
-        if js:
-            time.sleep(0.5)  # vis-network settles its layout after load (no event to wait on)
+        for frame in page.frames[1:] if js else ():  # a live map: every node placed
+            frame.wait_for_function(_DRAWN, timeout=30_000)
     page.screenshot(path=str(path))
     width = page.evaluate("() => document.documentElement.scrollWidth")
     context.close()
