@@ -235,7 +235,7 @@ def drive(
             while WIDGET_STATE not in (saved := reopen.read_text()) and time.monotonic() < deadline:
                 page.wait_for_timeout(100)  # JupyterLab writes the file on its own time
             seen["saved_widget_state"] = WIDGET_STATE in saved
-            page.reload()
+            page.reload(timeout=90_000)  # JupyterLab again, on a busy machine
             page.wait_for_selector(".argnb-rt-dialogue", timeout=90_000)
             for _ in range(3):  # JupyterLab may ask what to do about the dead kernel
                 for label in ("Select", "Keep", "Ok", "OK"):
