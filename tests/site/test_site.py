@@ -1,8 +1,8 @@
 """The course website as a reader gets it: built once (cold, then again from the cache), served on
 127.0.0.1 and opened page by page in headless Chromium with JavaScript on and off.
 
-All site tests are in this one file with one session-scoped build, so pytest-xdist's
-``--dist loadfile``/``loadscope`` runs them on one worker and builds once. The build executes the
+All site tests are in this one file with one session-scoped build, so ``make test``'s
+scheduler (tests/conftest.py) runs them on one worker and builds once. The build executes the
 lessons on the embedded model (marker ``site``); the Chromium tests are also ``browser``.
 """
 
