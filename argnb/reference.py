@@ -28,7 +28,8 @@ types, handed out by :meth:`Replay.says` instead of a backend. A module wraps th
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,15 @@ class Replay:
         if agent not in self.backends:
             raise ReferenceMismatch(self.session.title, [f"no authored answers for {agent!r}"])
         return self.backends[agent]
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Around the protocol's run (sync or awaited): an error it stops with is re-raised as
+        the mismatch behind it (:meth:`failed`)."""
+        try:
+            yield
+        except ArgnbError as exc:  # e.g. the protocol asked for an answer the file does not have
+            raise self.failed(exc) from exc
 
     def failed(self, exc: Exception) -> ReferenceMismatch:
         """The mismatch behind a protocol run that stopped: usually an agent asked once more than

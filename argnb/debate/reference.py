@@ -77,12 +77,10 @@ async def areplay_turn(
         k=int(setup.get("k", 3)),
         same_motion=bool(setup.get("same_motion", True)),
     )
-    try:
+    with play.running():
         u = await debater.anext(
             setup["motion"], history(s), stance=setup.get("stance"), on_event=on_event
         )
-    except ArgnbError as exc:
-        raise play.failed(exc) from exc
     play.verify(u.turns, turn_outcome(u))
     return u
 
@@ -140,7 +138,7 @@ def replay_debate(
             same_motion=bool(setup.get("same_motion", False)),
         )
 
-    try:
+    with play.running():
         tr = simulate(
             setup["motion"],
             side("pro", "pro_team"),
@@ -149,8 +147,6 @@ def replay_debate(
             judge=play.backend(setup["stance_judge"]),
             on_event=on_event,
         )
-    except ArgnbError as exc:
-        raise play.failed(exc) from exc
     play.verify(tr.turns, debate_outcome(tr))
     play.stamp(tr)
     return tr

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from argnb.agents import Agent
-from argnb.errors import ArgnbError
 from argnb.fallacy.deliberation import Deliberation, DeliberationResult
 from argnb.reference import ReferenceSession, load
 from argnb.transcript import Turn
@@ -43,10 +42,8 @@ def replay_reference(
         seed=setup.get("seed", 0),
         on_turn=on_turn,
     )
-    try:
+    with play.running():
         result = delib.run(setup["argument"], item_id=str(setup.get("item_id", "")))
-    except ArgnbError as exc:  # e.g. the protocol asked for an answer the file does not have
-        raise play.failed(exc) from exc
     play.verify(result.turns, result.transcript.outcome)
     play.stamp(result.transcript)
     return result

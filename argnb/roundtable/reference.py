@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from argnb.agents import Agent
-from argnb.errors import ArgnbError
 from argnb.events import Event
 from argnb.reference import ReferenceSession, load
 from argnb.roundtable.payloads import Flag
@@ -82,10 +81,8 @@ def replay_session(
         autosave=autosave,
         on_event=on_event,
     )
-    try:
+    with play.running():
         table.run(lambda _: play.says(human))
-    except ArgnbError as exc:
-        raise play.failed(exc) from exc
     play.verify(table.transcript.turns, outcome(table))
     play.stamp(table.transcript)
     return table
