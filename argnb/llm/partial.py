@@ -10,7 +10,7 @@ middle of one -- and stops at its closing quote.
 
     >>> f = FieldStream("message")
     >>> [f.feed(c) for c in ['{"note": "\\\\"message\\\\": no", "mess', 'age": "Hi \\\\u00', 'e9!"', "}"]]
-    ['', '', 'Hi ', 'é!']
+    ['', 'Hi ', 'é!', '']
     >>> f.value, f.done
     ('Hi é!', True)
 
