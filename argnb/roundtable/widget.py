@@ -468,10 +468,10 @@ class RoundtableWidget(Working):
             self._live_text, self._live_note, self._live_message = [], "writing…", []
             self._live = self._prepend(self._live_bubble())
         elif e.kind == "chunk" and self._live is not None:
-            into = self._live_message if self._live_role == "m" and e.label == "message" else None
-            (self._live_text if into is None else into).append(e.text)
-            first = len(self._live_text if into is None else into) == 1
-            if self._repaint.due(force=first):  # first words at once
+            message = self._live_role == "m" and e.label == "message"
+            parts = self._live_message if message else self._live_text
+            parts.append(e.text)
+            if self._repaint.due(force=len(parts) == 1):  # first words at once
                 self._live.value = self._live_bubble()
         elif e.kind == "restart" and self._live is not None:
             self._live_text, self._live_note = [], "too long: revising to fit the word limit…"
@@ -494,11 +494,8 @@ class RoundtableWidget(Working):
 
     def _live_bubble(self) -> str:
         head, colour = self._live_head
-        body = "".join(self._live_text)
-        if self._live_message:
-            body = (
-                f"{body}\n\n{''.join(self._live_message)}" if body else "".join(self._live_message)
-            )
+        said = ("".join(self._live_text), "".join(self._live_message))
+        body = "\n\n".join(x for x in said if x)  # the message a paragraph under the announcement
         return bubble(head, body, colour, self._live_note, live=True)
 
     def _draw_turn(self, tr: Transcript, turn: Turn) -> None:
