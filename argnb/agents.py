@@ -16,6 +16,10 @@ critique judges, debate and roundtable roles -- goes through here, so three thin
   missing model or a timeout (any *subclass* of ``BackendError``) propagates, so a batch stops,
   keeps what it finished and resumes later.
 
+A structured answer can also show one of its string fields while it is written
+(``stream_field="message", on_text=...``): the first request streams, the field's new characters
+go to ``on_text``, and the answer is then validated and recorded exactly as without streaming.
+
     >>> from argnb.llm import ScriptedBackend
     >>> from argnb.llm.answer import Answer
     >>> class Vote(Answer):
@@ -37,6 +41,7 @@ from pydantic import BaseModel
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError, BackendError, InvalidOutput
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
+from argnb.llm.partial import FieldStream
 from argnb.llm.structured import astructured_call
 from argnb.transcript import Cost, Payload, Rejected, Turn
 
@@ -156,11 +161,14 @@ class Agent:
         schema: type[BaseModel] | None,
         parse: Callable[[str], Any] | None,
         options: Options | None,
+        on_chunk: Callable[[str], None] | None = None,
     ) -> _Attempt:
         opts = options or self.options
         if schema is not None:
             try:
-                got = await astructured_call(self.backend, msgs, schema, options=opts)
+                got = await astructured_call(
+                    self.backend, msgs, schema, options=opts, on_chunk=on_chunk
+                )
             except Exception as exc:
                 if not per_item(exc):
                     raise
@@ -210,6 +218,8 @@ class Agent:
         round: int | None = None,
         parse: Callable[[str], Any] | None = None,
         options: Options | None = None,
+        stream_field: str | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Response[Any]:
         """Ask once (plus one repair when ``check`` finds problems); see the module docstring.
 
@@ -218,13 +228,30 @@ class Agent:
         invalid). ``role``, ``text`` and ``payload`` say how an accepted answer is recorded
         (``role`` may be a function of the value); ``repair`` is the repair message, with
         ``$problems`` where the list goes, or a function of the problems that writes it.
+
+        ``stream_field`` (with ``schema`` and ``on_text``): the first request streams and
+        ``on_text`` receives each new piece of that top-level string field as the model writes
+        it; repairs are plain calls. The response and its turns are the same as without it.
         """
+        if stream_field is not None and (schema is None or on_text is None):
+            raise ArgnbError(
+                "stream_field streams a field of a structured answer",
+                hint="pass a schema and on_text=callback together with stream_field",
+            )
         msgs = self.messages(prompt)
         attempts = 2 if check is not None else 1
         turns: list[Turn] = []
         problems: list[str] = []
         for n in range(1, attempts + 1):
-            att = await self._attempt(msgs, schema, parse, options)
+            on_chunk = None
+            if stream_field is not None and n == 1:
+                field_text = FieldStream(stream_field)
+
+                def on_chunk(chunk: str, f: FieldStream = field_text) -> None:
+                    if piece := f.feed(chunk):
+                        on_text(piece)  # type: ignore[misc]
+
+            att = await self._attempt(msgs, schema, parse, options, on_chunk)
             if att.value is None:
                 problems = [
                     f"the answer did not fit the schema: {att.error}"

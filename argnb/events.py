@@ -22,7 +22,8 @@ class Event:
     ``start`` (a speaker begins a streamed text; ``model`` and ``label`` say who; a roundtable's
     ``label="moderator"`` start carries the announcement of the next step, written by the code
     from the turn rules while the moderator's model answers), ``chunk`` (a
-    piece of its text), ``restart`` (its text was too long and is being written again), ``turn``
+    piece of its text; a roundtable moderator's chunks with ``label="message"`` are its message
+    as the model writes it, after the announcement), ``restart`` (its text was too long and is being written again), ``turn``
     (a turn was recorded: ``turn`` and, where known, its transcript ``index``), ``step`` (a step
     of a speaker's preparation begins; ``label`` names it), ``waiting`` (the
     floor is the human's), ``end``.

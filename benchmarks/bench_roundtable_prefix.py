@@ -7,8 +7,9 @@ turns) run side by side on one SmolLM2-135M, one with ``prefix_cache=False`` and
 ``True``. They advance one step at a time, alternately (off first on even steps, on first on odd
 ones), so a load that comes and goes on a shared machine hits both alike. Reported: seconds per
 speaker turn (every model call of the session, the moderator, revisions and analyses included,
-divided by the turns), the median seconds to a deliberator's first streamed chunk, prompt tokens
-restored vs evaluated, and whether both sessions recorded the very same texts. The second table
+divided by the turns), the median seconds to a deliberator's first streamed chunk, the median
+seconds from a moderator step's start to the first streamed piece of its message and to its
+recorded step (where the message showed before it streamed), prompt tokens restored vs evaluated, and whether both sessions recorded the very same texts. The second table
 gives each step's prompt and completion tokens per call (prompt tokens are the same off and on;
 "evaluated" is what the model computed with reuse on).
 """
@@ -34,7 +35,7 @@ HUMAN = [
 TOPIC = "Should students be allowed to use AI tools like ChatGPT for homework?"
 
 
-def _session(backend, turns: int, every: int):
+def _session(backend, turns: int, every: int, on_event=None):
     from argnb.roundtable import Session
 
     return Session(
@@ -45,11 +46,40 @@ def _session(backend, turns: int, every: int):
         human="Ann",
         turns=turns,
         analyze_every=every,
+        on_event=on_event,
     )
 
 
-def _step(s, script) -> float:
+class ModeratorClock:
+    """Seconds from a model step's start to the moderator's first message chunk and to its
+    recorded step (``on_event`` of one session; ``mark()`` before each step)."""
+
+    def __init__(self) -> None:
+        self.start = 0.0
+        self.first: list[float] = []
+        self.recorded: list[float] = []
+        self._seen = False
+
+    def mark(self) -> None:
+        self.start, self._seen = time.perf_counter(), False
+
+    def __call__(self, e) -> None:
+        from argnb.roundtable.payloads import Decision
+
+        if e.kind == "chunk" and e.label == "message" and not self._seen:
+            self._seen = True
+            self.first.append(time.perf_counter() - self.start)
+        elif e.kind == "turn" and isinstance(e.turn.payload, Decision) and e.turn.text:
+            self.recorded.append(time.perf_counter() - self.start)
+
+
+def _median(xs: list[float]) -> float | str:
+    return round(statistics.median(xs), 2) if xs else ""
+
+
+def _step(s, script, clock: ModeratorClock) -> float:
     """One move of a session (a human turn from the script, or one model step); its seconds."""
+    clock.mark()
     start = time.perf_counter()
     if s.waiting_for_human:
         run_sync(s.asay(script(s), source="script"))
@@ -89,7 +119,8 @@ def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
         "on": LocalBackend(prefix_cache=True, ledger=Ledger()),
     }
     backends["on"].llm.prefix_store.clear()
-    sessions = {m: _session(b, turns, every) for m, b in backends.items()}
+    clocks = {m: ModeratorClock() for m in backends}
+    sessions = {m: _session(b, turns, every, clocks[m]) for m, b in backends.items()}
     scripts = {m: HumanScript(HUMAN) for m in backends}
     wall = {"off": 0.0, "on": 0.0}
     load = os.getloadavg()[0]
@@ -97,7 +128,7 @@ def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
     while any(s.ended is None for s in sessions.values()):
         for m in ("off", "on") if k % 2 == 0 else ("on", "off"):
             if sessions[m].ended is None:
-                wall[m] += _step(sessions[m], scripts[m])
+                wall[m] += _step(sessions[m], scripts[m], clocks[m])
         k += 1
     load = max(load, os.getloadavg()[0])
     same = _record(sessions["off"]) == _record(sessions["on"])
@@ -118,7 +149,10 @@ def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
                 "turns": len(s.speakers),
                 "calls": tr.calls,
                 "s per speaker turn": round(wall[m] / max(1, len(s.speakers)), 1),
-                "first chunk s (median)": round(statistics.median(firsts), 2) if firsts else "",
+                "first chunk s (median)": _median(firsts),
+                "moderator message s: first chunk/recorded (median)": (
+                    f"{_median(clocks[m].first)}/{_median(clocks[m].recorded)}"
+                ),
                 "prompt tokens evaluated/restored": (
                     f"{sum(u.evaluated_tokens for u in used)}/{sum(u.reused_tokens for u in used)}"
                 ),

@@ -5,7 +5,9 @@ library; they call :func:`argnb.llm.structured.ask` with a backend. The base cla
 that must behave the same for every backend -- cache lookup, retries with backoff, the usage
 ledger, streaming -- so a concrete backend implements only ``_chat`` (one request, one reply) and
 ``_stream`` (the same request, yielding text chunks), plus their async twins when it has a native
-async client.
+async client. A stream may carry a schema too: the constrained JSON then arrives as it is
+written (a view shows one field of it growing; :mod:`argnb.llm.partial`), and the finished reply
+is the one :meth:`Backend.chat` gives for the same request, cached under the same key.
 """
 
 from __future__ import annotations
@@ -108,17 +110,31 @@ class Backend(ABC):
     async def _achat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
         return await asyncio.to_thread(self._chat, messages, schema, options)
 
-    def _stream(self, messages: list[Message], options: Options) -> Iterator[Item]:
+    def _stream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> Iterator[Item]:
         """Send one request; yield text chunks as they come, and a Reply with usage and model
-        (its text is ignored). Default: the whole reply as one chunk."""
-        reply = self._chat(messages, None, options)
+        (its text is ignored). With a ``schema``, the same constrained request ``_chat`` sends.
+        Default: the whole reply as one chunk."""
+        reply = self._chat(messages, schema, options)
         if reply.text:
             yield reply.text
         yield reply
 
-    async def _astream(self, messages: list[Message], options: Options) -> AsyncIterator[Item]:
+    def _stream_of(
+        self, messages: list[Message], options: Options, schema: dict | None
+    ) -> Iterator[Item]:
+        """``_stream`` called the way it was before schemas streamed, when there is none (a
+        subclass written for that signature keeps working for plain text)."""
+        if schema is None:
+            return self._stream(messages, options)
+        return self._stream(messages, options, schema)
+
+    async def _astream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> AsyncIterator[Item]:
         """Default: the sync ``_stream`` driven from a worker thread, chunk by chunk."""
-        it = self._stream(messages, options)
+        it = self._stream_of(messages, options, schema)
         try:
             while (item := await asyncio.to_thread(next, it, _END)) is not _END:
                 yield item  # type: ignore[misc]
@@ -197,7 +213,13 @@ class Backend(ABC):
         reply = await self._awith_retries(lambda: self._abounded(self._achat(msgs, schema, opts)))
         return self._finish(key, reply, start)
 
-    def stream(self, messages: Messages | str, *, options: Options | None = None) -> ChatStream:
+    def stream(
+        self,
+        messages: Messages | str,
+        *,
+        schema: dict | None = None,
+        options: Options | None = None,
+    ) -> ChatStream:
         """Send messages; iterate the result for text chunks as the model writes them::
 
         >>> from argnb.llm import ScriptedBackend
@@ -213,18 +235,26 @@ class Backend(ABC):
         yields the whole text as one chunk. Failures before the first chunk are retried like
         :meth:`chat`; once text has been shown, an error propagates (a retry would repeat it).
         A server's ``timeout`` bounds the whole stream, like a whole :meth:`chat` request.
+
+        With a ``schema`` the chunks are the constrained JSON as it is written (the same request
+        :meth:`chat` sends with it), and ``s.reply`` is what ``chat(..., schema=...)`` returns
+        for the same messages -- the same cache key, too.
         """
         msgs, opts = to_messages(messages), options or self.options
         state = StreamState()
-        return ChatStream(self._stream_chunks(msgs, opts, state), state)
+        return ChatStream(self._stream_chunks(msgs, schema, opts, state), state)
 
     def astream(
-        self, messages: Messages | str, *, options: Options | None = None
+        self,
+        messages: Messages | str,
+        *,
+        schema: dict | None = None,
+        options: Options | None = None,
     ) -> AsyncChatStream:
         """Async twin of :meth:`stream`: ``async for chunk in backend.astream(...)``."""
         msgs, opts = to_messages(messages), options or self.options
         state = StreamState()
-        return AsyncChatStream(self._astream_chunks(msgs, opts, state), state)
+        return AsyncChatStream(self._astream_chunks(msgs, schema, opts, state), state)
 
     # -- shared machinery ---------------------------------------------------------------
     def _where(self) -> str:
@@ -247,17 +277,24 @@ class Backend(ABC):
         self._prepare()
         return await acall_within(aw, self.timeout, self._expired)
 
-    def _open_stream(self, msgs: list[Message], opts: Options) -> Iterator[Item]:
+    def _open_stream(
+        self, msgs: list[Message], schema: dict | None, opts: Options
+    ) -> Iterator[Item]:
         if self.timeout is None:
-            return self._stream(msgs, opts)
+            return self._stream_of(msgs, opts, schema)
         self._prepare()
-        return iterate_within(lambda: self._stream(msgs, opts), self.timeout, self._expired)
+        return iterate_within(
+            lambda: self._stream_of(msgs, opts, schema), self.timeout, self._expired
+        )
 
-    def _aopen_stream(self, msgs: list[Message], opts: Options) -> AsyncIterator[Item]:
+    def _aopen_stream(
+        self, msgs: list[Message], schema: dict | None, opts: Options
+    ) -> AsyncIterator[Item]:
+        it = self._astream(msgs, opts) if schema is None else self._astream(msgs, opts, schema)
         if self.timeout is None:
-            return self._astream(msgs, opts)
+            return it
         self._prepare()
-        return aiterate_within(self._astream(msgs, opts), self.timeout, self._expired)
+        return aiterate_within(it, self.timeout, self._expired)
 
     def _retry_args(self) -> dict[str, Any]:
         return {
@@ -350,8 +387,10 @@ class Backend(ABC):
             elapsed = time.perf_counter() - state.start
             self.ledger.record(self.name, self.model, usage, elapsed, cached=False)
 
-    def _stream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
-        key = self._cache_key(msgs, None, opts)
+    def _stream_chunks(
+        self, msgs: list[Message], schema: dict | None, opts: Options, state: StreamState
+    ):
+        key = self._cache_key(msgs, schema, opts)
         hit = self._stream_hit(key, state)
         if hit is not None:
             if hit:
@@ -360,7 +399,7 @@ class Backend(ABC):
         state.start = time.perf_counter()
 
         def opening() -> tuple[Iterator[Item], Any]:
-            it = self._open_stream(msgs, opts)
+            it = self._open_stream(msgs, schema, opts)
             return it, next(it, _END)
 
         it, item = self._with_retries(opening)
@@ -373,8 +412,10 @@ class Backend(ABC):
             it.close()
             self._stream_end(key, state, done=item is _END)
 
-    async def _astream_chunks(self, msgs: list[Message], opts: Options, state: StreamState):
-        key = self._cache_key(msgs, None, opts)
+    async def _astream_chunks(
+        self, msgs: list[Message], schema: dict | None, opts: Options, state: StreamState
+    ):
+        key = self._cache_key(msgs, schema, opts)
         hit = self._stream_hit(key, state)
         if hit is not None:
             if hit:
@@ -383,7 +424,7 @@ class Backend(ABC):
         state.start = time.perf_counter()
 
         async def opening() -> tuple[AsyncIterator[Item], Any]:
-            it = self._aopen_stream(msgs, opts)
+            it = self._aopen_stream(msgs, schema, opts)
             return it, await anext_or(it)
 
         it, item = await self._awith_retries(opening)

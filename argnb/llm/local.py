@@ -322,8 +322,11 @@ class LocalBackend(Backend):
             backend=self.name,
         )
 
-    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
-        kwargs = self._kwargs(messages, None, options, stream=True)
+    def _stream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> Iterator[str | Reply]:
+        """Tokens as they are decoded; a schema constrains them with the grammar ``_chat`` uses."""
+        kwargs = self._kwargs(messages, schema, options, stream=True)
         finish = None
         with self._lock():
             hook = self._begin()

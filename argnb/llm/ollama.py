@@ -1,7 +1,7 @@
 """OllamaBackend over the official ``ollama`` client.
 
 Structured output uses Ollama's ``format=<JSON schema>``; streaming uses its newline-delimited JSON
-(the last line carries the token counts). The host comes from the argument, ``OLLAMA_HOST`` or the
+(the last line carries the token counts), with the same ``format`` when a schema streams. The host comes from the argument, ``OLLAMA_HOST`` or the
 client's default (http://127.0.0.1:11434). Errors are translated into ones that say what to run:
 ``ollama serve`` when nothing listens, ``ollama pull NAME`` when the model is missing.
 """
@@ -174,10 +174,12 @@ class OllamaBackend(Backend):
             raise self._translate(exc) from exc
         return self._reply(resp)
 
-    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
+    def _stream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> Iterator[str | Reply]:
         parts = None
         try:
-            parts = self.client.chat(**self._request(messages, None, options, stream=True))
+            parts = self.client.chat(**self._request(messages, schema, options, stream=True))
             for part in parts:
                 yield from self._part(part)
         except Exception as exc:
@@ -187,12 +189,12 @@ class OllamaBackend(Backend):
                 parts.close()
 
     async def _astream(
-        self, messages: list[Message], options: Options
+        self, messages: list[Message], options: Options, schema: dict | None = None
     ) -> AsyncIterator[str | Reply]:
         parts = None
         try:
             parts = await self._aclient().chat(
-                **self._request(messages, None, options, stream=True)
+                **self._request(messages, schema, options, stream=True)
             )
             async for part in parts:
                 for item in self._part(part):

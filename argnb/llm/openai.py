@@ -11,7 +11,8 @@ a transient 500, a 400 about something else -- leaves the mode alone. The mode i
 
 Streaming uses server-sent events and asks for a final usage chunk
 (``stream_options={"include_usage": true}``); servers that refuse that option are asked again
-without it (and remembered), servers that ignore it leave the usage at 0.
+without it (and remembered), servers that ignore it leave the usage at 0. A streamed request
+with a schema sends the ``response_format`` of the mode in force and steps down the same way.
 """
 
 from __future__ import annotations
@@ -139,8 +140,10 @@ class OpenAIBackend(Backend):
                 req["response_format"] = fmt
         return req
 
-    def _stream_request(self, messages: list[Message], options: Options) -> dict:
-        req = self._request(messages, None, options, "plain")
+    def _stream_request(
+        self, messages: list[Message], options: Options, schema: dict | None = None, mode: str = ""
+    ) -> dict:
+        req = self._request(messages, schema, options, mode or self.mode)
         req["stream"] = True
         if self.stream_usage:
             req["stream_options"] = {"include_usage": True}
@@ -303,15 +306,16 @@ class OpenAIBackend(Backend):
             return True
         return False
 
-    def _open(self, messages: list[Message], options: Options) -> Any:
+    def _open(self, messages: list[Message], options: Options, schema: dict | None) -> Any:
         while True:
+            mode = self.mode
             try:
                 return self.client.chat.completions.create(
-                    **self._stream_request(messages, options)
+                    **self._stream_request(messages, options, schema, mode)
                 )
             except Exception as exc:
                 if not self._refused_stream_usage(exc):
-                    raise self._translate(exc, False) from exc
+                    self._fallback_or_raise(exc, mode, schema)
 
     def _check_events(self, stream: Any, body: Any = None) -> None:
         """A stream request answered with something other than server-sent events."""
@@ -320,8 +324,10 @@ class OpenAIBackend(Backend):
         if "event-stream" not in ctype:
             raise self._not_protocol(body if body is not None else ctype or "no events")
 
-    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
-        stream = self._open(messages, options)
+    def _stream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> Iterator[str | Reply]:
+        stream = self._open(messages, options, schema)
         try:
             if "event-stream" not in stream.response.headers.get("content-type", ""):
                 self._check_events(stream, stream.response.read().decode("utf-8", "replace"))
@@ -335,18 +341,19 @@ class OpenAIBackend(Backend):
             stream.close()
 
     async def _astream(
-        self, messages: list[Message], options: Options
+        self, messages: list[Message], options: Options, schema: dict | None = None
     ) -> AsyncIterator[str | Reply]:
         client = self._loop_client(lambda: self._make("AsyncOpenAI"))
         while True:
+            mode = self.mode
             try:
                 stream = await client.chat.completions.create(
-                    **self._stream_request(messages, options)
+                    **self._stream_request(messages, options, schema, mode)
                 )
                 break
             except Exception as exc:
                 if not self._refused_stream_usage(exc):
-                    raise self._translate(exc, False) from exc
+                    self._fallback_or_raise(exc, mode, schema)
         try:
             if "event-stream" not in stream.response.headers.get("content-type", ""):
                 body = await stream.response.aread()

@@ -113,9 +113,11 @@ class ScriptedBackend(Backend):
             await asyncio.sleep(self.delay_s)
         return self._reply(self._next(req), req)
 
-    def _stream(self, messages: list[Message], options: Options) -> Iterator[str | Reply]:
-        """The answer word by word (each word with its trailing space)."""
-        req = Request(messages, None, options)
+    def _stream(
+        self, messages: list[Message], options: Options, schema: dict | None = None
+    ) -> Iterator[str | Reply]:
+        """The answer word by word (each word with its trailing space); a schema's JSON too."""
+        req = Request(messages, schema, options)
         if self.delay_s:
             time.sleep(self.delay_s)
         text = self._next(req)
@@ -126,9 +128,9 @@ class ScriptedBackend(Backend):
         yield self._reply(text, req)
 
     async def _astream(
-        self, messages: list[Message], options: Options
+        self, messages: list[Message], options: Options, schema: dict | None = None
     ) -> AsyncIterator[str | Reply]:
-        req = Request(messages, None, options)
+        req = Request(messages, schema, options)
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         text = self._next(req)

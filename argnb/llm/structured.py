@@ -4,12 +4,16 @@ The backend asks the server to enforce the JSON schema where it can (Ollama ``fo
 OpenAI ``response_format``, llama.cpp grammar). We still validate, because servers differ and
 small models drift: on failure we send exactly one repair turn that quotes the validation error,
 and if that fails too we raise :class:`~argnb.errors.InvalidOutput` carrying the raw text.
+Given ``on_chunk``, the first request streams (its JSON text goes to the callback as it is
+written, for a view to show while the model works); the reply is validated all the same, and a
+repair turn is an ordinary call.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Generic, TypeVar, overload
@@ -174,16 +178,39 @@ def structured_call(
     return Structured(value, [first, second])
 
 
+async def _afirst(
+    backend: Backend,
+    msgs: list[Message],
+    js: dict[str, Any],
+    options: Options | None,
+    on_chunk: Callable[[str], None] | None,
+) -> Reply:
+    """The first reply: one call, or a stream whose chunks go to ``on_chunk`` (a backend
+    without ``astream`` hands its whole reply over as one chunk)."""
+    astream = getattr(backend, "astream", None) if on_chunk is not None else None
+    if astream is None:
+        reply = await backend.achat(msgs, schema=js, options=options)
+        if on_chunk is not None and reply.text:
+            on_chunk(reply.text)
+        return reply
+    stream = astream(msgs, schema=js, options=options)
+    async for chunk in stream:
+        on_chunk(chunk)  # type: ignore[misc]
+    return stream.reply
+
+
 async def astructured_call(
     backend: Backend,
     messages: Messages | str,
     schema: type[T],
     *,
     options: Options | None = None,
+    on_chunk: Callable[[str], None] | None = None,
 ) -> Structured[T]:
-    """Async twin of :func:`structured_call`."""
+    """Async twin of :func:`structured_call`; ``on_chunk`` streams the first reply's JSON text
+    (the repair turn, if any, does not stream)."""
     msgs, js = _prepare(messages, schema)
-    first = await backend.achat(msgs, schema=js, options=options)
+    first = await _afirst(backend, msgs, js, options, on_chunk)
     value, error = validate(schema, first.text)
     if value is not None:
         first.parsed = value

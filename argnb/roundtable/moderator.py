@@ -9,7 +9,7 @@ session then records the override.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -48,11 +48,20 @@ class Moderator(Seat):
         return await self.agent.arespond(prompt, AgendaAnswer, options=self.options, **kw)
 
     async def astep(
-        self, context: str, names: Sequence[str], allowed: Sequence[str], **kw: Any
+        self,
+        context: str,
+        names: Sequence[str],
+        allowed: Sequence[str],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        **kw: Any,
     ) -> Response[Any]:
         """One step: an optional message and the proposed next speaker (a flag of the fallacy
-        check is a note at the end of the shared ``context``)."""
+        check is a note at the end of the shared ``context``). ``on_text`` hears the message
+        as the model writes it, before the choice that follows it in the answer is known."""
         prompt = context_first(context, self._task("step", allowed=listing(allowed)))
+        if on_text is not None:
+            kw.update(stream_field="message", on_text=on_text)
         return await self.agent.arespond(
             prompt, step_schema(tuple(names)), options=self.options, **kw
         )

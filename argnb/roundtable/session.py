@@ -429,7 +429,16 @@ class Session:
         allowed = self.rules.allowed(history)
         flag = self._flag_note()
         step = len(record.decisions(self.transcript)) + 1
-        resp = await self.moderator.astep(self.context(flag), self.names, allowed, role="moderator")
+        name = self.moderator.name
+        # the message streams to the front end while the model goes on to choose the speaker
+        on_text = (
+            (lambda piece: self._emit(Event("chunk", name, piece, label="message")))
+            if self.on_event is not None
+            else None
+        )
+        resp = await self.moderator.astep(
+            self.context(flag), self.names, allowed, role="moderator", on_text=on_text
+        )
         self._record_failed(resp)
         v = resp.value
         choice = v.next_speaker if v is not None else None

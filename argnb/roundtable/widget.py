@@ -6,8 +6,9 @@
 
 First words come at once: when the learner sends a turn, the session announces the next moderator
 step from the turn rules alone (who may speak, and why; no model), and the widget shows it in a
-live moderator bubble until the moderator's recorded message replaces it; then the speaker's
-reply streams in as the model writes it.
+live moderator bubble; the moderator's message grows under it as the model writes it, and the
+recorded step (the message, the speaker the rules accepted) replaces the bubble; then the
+speaker's reply streams in as the model writes it.
 
 The widget is a view and a front end: it builds a :class:`~argnb.roundtable.session.Session`
 (from the form, or one you pass), runs it in a worker thread so the notebook stays responsive,
@@ -105,6 +106,7 @@ class RoundtableWidget(Working):
         self.worker = Worker(f"roundtable-{self.uid}")
         self._live: Any = None
         self._live_text: list[str] = []
+        self._live_message: list[str] = []  # the moderator's message under its announcement
         self._live_head = ("", "#888")
         self._live_note = ""
         self._live_role = ""  # "m": the moderator's announcement, "d": a deliberator streaming
@@ -454,6 +456,7 @@ class RoundtableWidget(Working):
             head = " · ".join(x for x in (e.speaker, "moderator", e.model) if x)
             self._live_head = (head, COLORS["moderator"])
             self._live_text, self._live_note, self._live_role = [], "choosing who speaks next…", "m"
+            self._live_message = []
             self._live = self._prepend(self._live_bubble())
         elif e.kind == "start":
             self._live_role = "d"
@@ -462,11 +465,13 @@ class RoundtableWidget(Working):
                 head = f"{e.speaker} ({e.label}) · deliberator · {e.model}"
             probe = Turn(speaker=e.speaker, payload=Contribution(step=0))
             self._live_head = (head, color(tr, probe) if tr is not None else "#2171b5")
-            self._live_text, self._live_note = [], "writing…"
+            self._live_text, self._live_note, self._live_message = [], "writing…", []
             self._live = self._prepend(self._live_bubble())
         elif e.kind == "chunk" and self._live is not None:
-            self._live_text.append(e.text)
-            if self._repaint.due(force=len(self._live_text) == 1):  # first words at once
+            message = self._live_role == "m" and e.label == "message"
+            parts = self._live_message if message else self._live_text
+            parts.append(e.text)
+            if self._repaint.due(force=len(parts) == 1):  # first words at once
                 self._live.value = self._live_bubble()
         elif e.kind == "restart" and self._live is not None:
             self._live_text, self._live_note = [], "too long: revising to fit the word limit…"
@@ -489,7 +494,9 @@ class RoundtableWidget(Working):
 
     def _live_bubble(self) -> str:
         head, colour = self._live_head
-        return bubble(head, "".join(self._live_text), colour, self._live_note, live=True)
+        said = ("".join(self._live_text), "".join(self._live_message))
+        body = "\n\n".join(x for x in said if x)  # the message a paragraph under the announcement
+        return bubble(head, body, colour, self._live_note, live=True)
 
     def _draw_turn(self, tr: Transcript, turn: Turn) -> None:
         p = turn.payload

@@ -227,7 +227,11 @@ def test_each_moderator_step_is_announced_from_the_rules_before_its_model_answer
 ) -> None:
     events = []
     s = make_session(turns=6, on_event=events.append).run(["Phones help me.", "/pass"])
-    said = [e.text for e in events if e.kind == "chunk" and e.speaker == "Moderator"]
+    said = [  # the announcements (the message's own chunks carry label="message")
+        e.text
+        for e in events
+        if e.kind == "chunk" and e.speaker == "Moderator" and e.label != "message"
+    ]
     starts = [i for i, e in enumerate(events) if e.kind == "start" and e.label == "moderator"]
     steps = [i for i, e in enumerate(events) if e.kind == "turn" and e.turn.role == "moderator"]
     assert len(said) == len(starts) == len(steps) == 6  # one announcement per step, no more
