@@ -10,6 +10,12 @@ from argnb.roundtable.session import Session
 from argnb.roundtable.testing import table_backend
 
 
+@pytest.fixture(autouse=True)
+def _own_cwd(tmp_path, monkeypatch):
+    """A widget autosaves to ``roundtable_session.json`` in the working folder: a test's own."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def make_session():
     """``make_session(**kw)``: a scripted table (two deliberators, an analyzer, human Ann)."""
