@@ -36,6 +36,7 @@ def _weight(item: pytest.Item) -> int:
     return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS))
 
 
+@pytest.hookimpl(optionalhook=True)  # a plain run without pytest-xdist still starts
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """``--dist loadfile`` with :func:`unit` as its unit. (Not ``loadgroup``: with pytest 9.2 the
     ``@group`` suffix pytest-xdist 3.8 writes into a test's id no longer reaches the scheduler,
