@@ -23,16 +23,9 @@ import time
 from collections import defaultdict
 
 from _common import table
+from roundtable_session import HUMAN, TOPIC  # the same session as that benchmark
 
 from argnb.batch import run_sync
-
-HUMAN = [
-    "I use AI to get maths explained, but I worry that some friends just copy the answers.",
-    "Could teachers ask us to show our steps, so copying is pointless?",
-    "/pass",
-    "So maybe AI is fine for explanations but not for writing the answers?",
-]
-TOPIC = "Should students be allowed to use AI tools like ChatGPT for homework?"
 
 
 def _session(backend, turns: int, every: int, on_event=None):
