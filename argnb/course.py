@@ -203,8 +203,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--work",
         default=None,
-        help="folder for the sources, doctrees and the execution cache "
-        "(default: argnb's user cache folder); keep it to rebuild without executing",
+        help="folder for the sources, doctrees and the execution cache (default: argnb's "
+        "cache folder, $ARGNB_CACHE_DIR or the user's); keep it to rebuild without executing",
     )
     s.add_argument("--quiet", action="store_true", help="print only the summary line")
     s.set_defaults(func=_cmd_site)

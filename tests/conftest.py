@@ -1,8 +1,11 @@
-"""Shared fixtures: an isolated cache/config per test run and paths to optional data; under
-pytest-xdist (``make test``), the slowest files first."""
+"""Shared fixtures: an isolated cache/config per test, one response cache for the run's notebooks,
+and paths to optional data; under pytest-xdist (``make test``), the slowest files first."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,8 +20,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 #: a unit of its own. The slowest units start first so the short ones fill the gaps at the end:
 #: measured with ``--durations``, the browser suite's notebooks (minutes; the later ones run whole
 #: pipelines), then files that run notebooks (nbval's too), servers or the embedded model, then
-#: everything else (seconds).
-_SLOW_MARKS = ("browser", "notebook", "server", "model")
+#: everything else (seconds). The course website's build comes after nbval's notebooks: it executes
+#: the same lessons and finds their model calls in the run's response cache (see below).
+_SLOW_MARKS = ("browser", "notebook", "site", "server", "model")
 _OWN_UNITS = ("tests/browser/test_notebooks.py::",)
 
 
@@ -33,6 +37,8 @@ def _weight(item: pytest.Item) -> int:
     if item.nodeid.split("::", 1)[0].endswith(".ipynb"):  # nbval: a cell of a notebook
         return 1
     marks = {m.name for m in item.iter_markers()}
+    if "site" in marks:  # its page checks drive Chromium too, but the build is what weighs
+        marks.discard("browser")
     return next((i for i, m in enumerate(_SLOW_MARKS) if m in marks), len(_SLOW_MARKS))
 
 
@@ -64,6 +70,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         key = (_weight(item), -n if u.startswith(_OWN_UNITS) else n)
         units[u] = min(units.get(u, key), key)
     items.sort(key=lambda item: units[unit(item.nodeid)])
+
+
+#: the run's response cache (a folder), set by :func:`pytest_configure`
+RUN_CACHE = "ARGNB_TEST_RUN_CACHE"
+_RUN_CACHE_KEY = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One response cache for the whole run, never the developer's: nbval's kernels, the browser
+    suite's JupyterLab and the website's build execute the same lessons, so each lesson's model
+    calls are made once per run, by whichever runs it first (a fresh machine paid for every
+    lesson three times). Made by the controller before pytest-xdist starts its workers, which
+    inherit it with the environment; a test still gets its own cache (``_isolated_user_dirs``)."""
+    if hasattr(config, "workerinput") or os.environ.get(RUN_CACHE):
+        return
+    path = tempfile.mkdtemp(prefix="argnb-run-cache-")
+    os.environ[RUN_CACHE] = os.environ["ARGNB_CACHE_DIR"] = path
+    config.stash[_RUN_CACHE_KEY] = path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    path = config.stash.get(_RUN_CACHE_KEY, None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
+        for var in (RUN_CACHE, "ARGNB_CACHE_DIR"):
+            os.environ.pop(var, None)
 
 
 @pytest.fixture(autouse=True)

@@ -69,11 +69,12 @@ def check_out(out: Path) -> None:
 
 
 def default_work(out: Path) -> Path:
-    """A work folder per output folder, in argnb's user cache folder (kept between builds)."""
+    """A work folder per output folder, in argnb's cache folder (``$ARGNB_CACHE_DIR`` or the
+    user cache folder, as for the response cache; kept between builds)."""
     from platformdirs import user_cache_dir
 
     key = hashlib.sha256(str(out).encode("utf-8")).hexdigest()[:12]
-    return Path(user_cache_dir("argnb")) / "site" / key
+    return Path(os.environ.get("ARGNB_CACHE_DIR") or user_cache_dir("argnb")) / "site" / key
 
 
 #: never passed to the lessons: they run on the embedded model and need no server or key

@@ -2,8 +2,8 @@
 
 One JupyterLab server (from this Python environment, on a free port, with a token) serves a
 temporary copy of the course: ``notebooks/`` copied, ``assets/`` linked, its own Jupyter folders
-(settings, trust database, runtime) and its own response cache (``ARGNB_CACHE_DIR``), so nothing
-of the developer's is read or written. Playwright drives Debian's Chromium through
+(settings, trust database, runtime) and the run's response cache (``ARGNB_CACHE_DIR``, shared
+with nbval and the site build: tests/conftest.py), so nothing of the developer's is read or written. Playwright drives Debian's Chromium through
 ``executable_path`` (no browser download works on CI). Everything skips cleanly when Chromium
 or Playwright is missing.
 
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import RUN_CACHE
 from tests.serve import serve as _serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +105,9 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
         "JUPYTER_DATA_DIR": str(state / "data"),
         "JUPYTER_CONFIG_DIR": str(state / "config"),
         "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
-        "ARGNB_CACHE_DIR": str(state / "argnb-cache"),  # the response cache: ours, not the user's
+        # the run's response cache (tests/conftest.py), never the user's: a lesson's model calls
+        # are made once per run, here or by nbval or the site build; widget turns are new prompts
+        "ARGNB_CACHE_DIR": os.environ[RUN_CACHE],
         "ARGNB_CONFIG": str(state / "argnb-config.toml"),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
             os.pathsep

