@@ -9,9 +9,11 @@ ones), so a load that comes and goes on a shared machine hits both alike. Report
 speaker turn (every model call of the session, the moderator, revisions and analyses included,
 divided by the turns), the median seconds to a deliberator's first streamed chunk, the median
 seconds from a moderator step's start to the first streamed piece of its message and to its
-recorded step (where the message showed before it streamed), prompt tokens restored vs evaluated, and whether both sessions recorded the very same texts. The second table
-gives each step's prompt and completion tokens per call (prompt tokens are the same off and on;
-"evaluated" is what the model computed with reuse on).
+recorded step (where the message showed before it streamed), the median seconds from the
+human's turn (the widget's Send) to the first piece of the moderator's message that follows,
+prompt tokens restored vs evaluated, and whether both sessions recorded the very same texts.
+The second table gives each step's prompt and completion tokens per call (prompt tokens are
+the same off and on; "evaluated" is what the model computed with reuse on).
 """
 
 from __future__ import annotations
@@ -45,25 +47,31 @@ def _session(backend, turns: int, every: int, on_event=None):
 
 class ModeratorClock:
     """Seconds from a model step's start to the moderator's first message chunk and to its
-    recorded step (``on_event`` of one session; ``mark()`` before each step)."""
+    recorded step (``on_event`` of one session; ``mark()`` before each step). A human turn and the
+    moderator step after it are timed from the turn (``mark(send=True)``), as from the widget's
+    Send; those times are kept apart."""
 
     def __init__(self) -> None:
         self.start = 0.0
         self.first: list[float] = []
         self.recorded: list[float] = []
+        self.after_send: list[float] = []
         self._seen = False
+        self._send = False
 
-    def mark(self) -> None:
-        self.start, self._seen = time.perf_counter(), False
+    def mark(self, send: bool = False) -> None:
+        self.start, self._seen, self._send = time.perf_counter(), False, send
 
     def __call__(self, e) -> None:
         from argnb.roundtable.payloads import Decision
 
         if e.kind == "chunk" and e.label == "message" and not self._seen:
             self._seen = True
-            self.first.append(time.perf_counter() - self.start)
-        elif e.kind == "turn" and isinstance(e.turn.payload, Decision) and e.turn.text:
-            self.recorded.append(time.perf_counter() - self.start)
+            (self.after_send if self._send else self.first).append(time.perf_counter() - self.start)
+        elif e.kind == "turn" and isinstance(e.turn.payload, Decision):
+            if e.turn.text and not self._send:
+                self.recorded.append(time.perf_counter() - self.start)
+            self._send = False
 
 
 def _median(xs: list[float]) -> float | str:
@@ -71,11 +79,14 @@ def _median(xs: list[float]) -> float | str:
 
 
 def _step(s, script, clock: ModeratorClock) -> float:
-    """One move of a session (a human turn from the script, or one model step); its seconds."""
-    clock.mark()
+    """One move of a session (a human turn from the script and the moderator step after it, as
+    the widget runs them on Send, or one model step); its seconds."""
+    clock.mark(send=s.waiting_for_human)
     start = time.perf_counter()
     if s.waiting_for_human:
         run_sync(s.asay(script(s), source="script"))
+        if s.ended is None and not s.waiting_for_human:
+            run_sync(s.astep())
     else:
         run_sync(s.astep())
     return time.perf_counter() - start
@@ -145,6 +156,9 @@ def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
                 "first chunk s (median)": _median(firsts),
                 "moderator message s: first chunk/recorded (median)": (
                     f"{_median(clocks[m].first)}/{_median(clocks[m].recorded)}"
+                ),
+                "after Send: first message chunk s (median, n)": (
+                    f"{_median(clocks[m].after_send)} ({len(clocks[m].after_send)})"
                 ),
                 "prompt tokens evaluated/restored": (
                     f"{sum(u.evaluated_tokens for u in used)}/{sum(u.reused_tokens for u in used)}"
