@@ -42,7 +42,7 @@ from argnb.batch import run_sync
 from argnb.errors import ArgnbError, BackendError, InvalidOutput
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 from argnb.llm.partial import FieldStream
-from argnb.llm.structured import astructured_call
+from argnb.llm.structured import astructured_call, schema_of, with_instructions
 from argnb.transcript import Cost, Payload, Rejected, Turn
 
 T = TypeVar("T")
@@ -153,6 +153,12 @@ class Agent:
         if self.system:
             msgs = [Message(role="system", content=self.system), *msgs]
         return msgs
+
+    def request(self, prompt: Any, schema: type[BaseModel] | None = None) -> list[Message]:
+        """The messages the first attempt of ``arespond(prompt, schema)`` sends (the schema note
+        included): what :meth:`Backend.prefill` can read ahead while a learner types."""
+        msgs = self.messages(prompt)
+        return with_instructions(msgs, schema_of(schema)) if schema is not None else msgs
 
     # -- one turn ------------------------------------------------------------------------
     async def _attempt(

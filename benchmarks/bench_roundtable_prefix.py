@@ -10,7 +10,9 @@ speaker turn (every model call of the session, the moderator, revisions and anal
 divided by the turns), the median seconds to a deliberator's first streamed chunk, the median
 seconds from a moderator step's start to the first streamed piece of its message and to its
 recorded step (where the message showed before it streamed), the median seconds from the
-human's turn (the widget's Send) to the first piece of the moderator's message that follows,
+human's turn (the widget's Send) to the first piece of the moderator's message that follows
+(before the turn, ``Session.prewarm`` reads that step's request up to the human's line, as the
+widget does while the learner types; its seconds count in the session's time and are shown),
 prompt tokens restored vs evaluated, and whether both sessions recorded the very same texts.
 The second table gives each step's prompt and completion tokens per call (prompt tokens are
 the same off and on; "evaluated" is what the model computed with reuse on).
@@ -56,6 +58,7 @@ class ModeratorClock:
         self.first: list[float] = []
         self.recorded: list[float] = []
         self.after_send: list[float] = []
+        self.prewarm: list[float] = []  # seconds of Session.prewarm while the learner types
         self._seen = False
         self._send = False
 
@@ -81,8 +84,11 @@ def _median(xs: list[float]) -> float | str:
 def _step(s, script, clock: ModeratorClock) -> float:
     """One move of a session (a human turn from the script and the moderator step after it, as
     the widget runs them on Send, or one model step); its seconds."""
-    clock.mark(send=s.waiting_for_human)
     start = time.perf_counter()
+    if s.waiting_for_human:  # the learner types: the moderator's backend reads ahead
+        s.prewarm()
+        clock.prewarm.append(time.perf_counter() - start)
+    clock.mark(send=s.waiting_for_human)
     if s.waiting_for_human:
         run_sync(s.asay(script(s), source="script"))
         if s.ended is None and not s.waiting_for_human:
@@ -160,6 +166,7 @@ def compare(turns: int = 12, every: int = 4) -> tuple[list[dict], list[dict]]:
                 "after Send: first message chunk s (median, n)": (
                     f"{_median(clocks[m].after_send)} ({len(clocks[m].after_send)})"
                 ),
+                "read ahead while typing s (median)": _median(clocks[m].prewarm),
                 "prompt tokens evaluated/restored": (
                     f"{sum(u.evaluated_tokens for u in used)}/{sum(u.reused_tokens for u in used)}"
                 ),

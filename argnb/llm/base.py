@@ -168,6 +168,13 @@ class Backend(ABC):
         """Models this backend can serve."""
         return [self.model]
 
+    def prefill(self, messages: Sequence[Message | dict[str, str]]) -> int:
+        """Read the start of a request that is coming (while a learner types), so that request
+        only evaluates what follows; ``messages`` are its first messages. Returns the prompt
+        tokens kept; 0 where there is nothing to do (here: a server keeps its own prefix cache).
+        The request's reply is the same with or without it."""
+        return 0
+
     def describe(self) -> dict[str, Any]:
         """Identity used in cache keys and reports; never includes secrets."""
         return {"backend": self.name, "model": self.model}

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from argnb.errors import ArgnbError, BackendError, MissingDependency
-from argnb.llm.base import Backend, Message, Options, Reply, Usage
+from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 from argnb.llm.download import SMOLLM2_FILE, SMOLLM2_WHEEL, embedded_gguf
 from argnb.llm.prefix import PrefixStore, RequestHook
 
@@ -355,6 +355,24 @@ class LocalBackend(Backend):
             ),
             model=self.model,
         )
+
+    def prefill(self, messages: Sequence[Message | dict[str, str]]) -> int:
+        """Evaluate the chat-formatted ``messages`` and keep their KV state in the prefix store
+        (whole blocks, as any request does: :mod:`argnb.llm.prefix`), so a request that starts
+        with them restores it. One token is generated and thrown away; nothing is cached or
+        counted in the ledger. 0 with prefix reuse off."""
+        if not self.prefix_cache:
+            return 0
+        msgs = [m.model_dump() for m in to_messages(list(messages))]
+        with self._lock():
+            hook = self._begin()
+            try:
+                self.llm.create_chat_completion(messages=msgs, max_tokens=1, temperature=0.0)
+            except ValueError as exc:
+                raise self._too_long(exc) from exc
+            finally:
+                self.llm.request_hook = None
+        return (hook.prompt_tokens - 1) // self.llm.n_batch * self.llm.n_batch
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Mean-pooled hidden states of the same GGUF (weak for a 135M model, but real)."""

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from argnb.errors import ScriptExhausted
-from argnb.llm.base import Backend, Message, Options, Reply, Usage
+from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 
 Answer = str | dict | BaseModel | BaseException
 
@@ -78,6 +78,8 @@ class ScriptedBackend(Backend):
         self.delay_s = delay_s  # before the reply (or its first chunk)
         self.chunk_delay_s = chunk_delay_s  # between streamed chunks
         self.requests: list[Request] = []
+        #: what :meth:`prefill` was handed, in order (a test checks it is the next request's start)
+        self.prefilled: list[list[Message]] = []
         self._lock = threading.Lock()
 
     def _next(self, req: Request) -> str:
@@ -93,6 +95,13 @@ class ScriptedBackend(Backend):
         if self._fn is not None:
             answer = self._fn(req)
         return _render(answer)
+
+    def prefill(self, messages: Any) -> int:
+        """Recorded only (no model to warm); the word count stands in for the tokens."""
+        msgs = to_messages(list(messages))
+        with self._lock:
+            self.prefilled.append(msgs)
+        return sum(len(m.content.split()) for m in msgs)
 
     def _reply(self, text: str, req: Request) -> Reply:
         usage = Usage(

@@ -47,21 +47,42 @@ class Moderator(Seat):
         prompt = context_first(context, self._task("agenda", turns=turns))
         return await self.agent.arespond(prompt, AgendaAnswer, options=self.options, **kw)
 
+    def _step_head(self, context: str, allowed: Sequence[str], latest: bool) -> dict[str, str]:
+        """The step's first message: the shared context and the task (which, when the newest
+        line comes in a message of its own, says so)."""
+        task = self._task("step", allowed=listing(allowed))
+        if latest:
+            task += "\n\n" + self.template.render("latest")
+        return {"role": "user", "content": context_first(context, task)}
+
     async def astep(
         self,
         context: str,
         names: Sequence[str],
         allowed: Sequence[str],
         *,
+        latest: str = "",
         on_text: Callable[[str], None] | None = None,
         **kw: Any,
     ) -> Response[Any]:
         """One step: an optional message and the proposed next speaker (a flag of the fallacy
-        check is a note at the end of the shared ``context``). ``on_text`` hears the message
-        as the model writes it, before the choice that follows it in the answer is known."""
-        prompt = context_first(context, self._task("step", allowed=listing(allowed)))
+        check is a note at the end of ``context``, or of ``latest``). ``latest``: the newest line(s)
+        of the discussion, sent after the task in a message of their own (see :meth:`prefill`).
+        ``on_text`` hears the message as the model writes it, before the choice that follows
+        it in the answer is known."""
+        prompt = [self._step_head(context, allowed, bool(latest))]
+        if latest:
+            prompt.append({"role": "user", "content": latest})
         if on_text is not None:
             kw.update(stream_field="message", on_text=on_text)
         return await self.agent.arespond(
             prompt, step_schema(tuple(names)), options=self.options, **kw
         )
+
+    def prefill(self, context: str, names: Sequence[str], allowed: Sequence[str]) -> int:
+        """Have the backend read the coming step's request up to its ``latest`` message now:
+        the shared context, the task and the schema note (tokens kept; 0 where the backend has
+        nothing to do). The step after the learner's turn then reads only their line."""
+        head = self._step_head(context, allowed, latest=True)
+        msgs = self.agent.request([head], step_schema(tuple(names)))
+        return self.agent.backend.prefill(msgs)

@@ -329,19 +329,20 @@ class Session:
             others = [x.name for x in self.deliberators if x is not d] + [f"{self.human} (human)"]
             d.others = ", ".join(others)
 
-    def context(self, flag: str = "") -> str:
+    def context(self, flag: str = "", upto: int | None = None) -> str:
         """What every seat reads before its task, the same bytes for all of them in one step:
         the question, the table and its rules, the discussion so far, and the fallacy check's
         ``flag`` as a last note. It grows at its end from step to step (the window of
         ``context_turns`` messages moves in jumps of half that), so a local model reuses what it
-        read in the previous step too."""
+        read in the previous step too. ``upto``: as it stood before that turn of the record."""
         jump = max(1, self.context_turns // 2)
-        said = record.said(self.transcript)
+        tr = self.transcript
+        if upto is not None:
+            tr = tr.model_copy(update={"turns": tr.turns[:upto]})
+        said = record.said(tr)
         # before the first word nothing stands there (a placeholder would differ from the
         # next step's first line and break the shared prefix)
-        discussion = (
-            record.render_context(self.transcript, self.context_turns, jump=jump) if said else ""
-        )
+        discussion = record.render_context(tr, self.context_turns, jump=jump) if said else ""
         return self.table_prompt.render(
             "context",
             topic=self.topic,
@@ -423,6 +424,29 @@ class Session:
         )
         self._emit(Event("chunk", name, self.announcement()))
 
+    def _split_latest(self, context: str) -> tuple[str, str]:
+        """Right after the human's turn: the context as it stood while they typed (what
+        :meth:`prewarm` had the moderator's backend read) and the new lines since, which the
+        moderator gets in a message of their own. Otherwise ``(context, "")``."""
+        spoken = record.speaker_turns(self.transcript)
+        if not spoken or not isinstance(spoken[-1].payload, HumanTurn):
+            return context, ""
+        before = self.context(upto=self.transcript.turns.index(spoken[-1]))
+        if len(context) > len(before) and context.startswith(before):
+            return before, context[len(before) :].lstrip("\n")
+        return context, ""  # the window of the discussion moved on: one message as usual
+
+    def prewarm(self) -> int:
+        """While the floor is the human's: have the moderator's backend read the request of the
+        step that follows their turn up to their line (the embedded model keeps its KV state;
+        other backends do nothing), so after Send only their line is evaluated before the
+        moderator's message streams. Prompt tokens kept (0: nothing to do). Not recorded: the
+        step's reply is the same with or without it."""
+        if not self.waiting_for_human or self.ended is not None:
+            return 0
+        allowed = self.rules.allowed([*self.speakers, self.human])
+        return self.moderator.prefill(self.context(), self.names, allowed)
+
     async def _moderate(self) -> str:
         self._announce()
         history = self.speakers
@@ -436,8 +460,9 @@ class Session:
             if self.on_event is not None
             else None
         )
+        context, latest = self._split_latest(self.context(flag))
         resp = await self.moderator.astep(
-            self.context(flag), self.names, allowed, role="moderator", on_text=on_text
+            context, self.names, allowed, latest=latest, role="moderator", on_text=on_text
         )
         self._record_failed(resp)
         v = resp.value

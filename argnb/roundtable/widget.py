@@ -101,6 +101,8 @@ class RoundtableWidget(Working):
         self.session: Session | None = None
         #: the transcript the panels show (the session's, or a replay's as it stood)
         self.shown: Transcript | None = None
+        #: prompt tokens the moderator's backend read ahead while the learner typed (None: reading)
+        self.prewarmed: int | None = 0
         self.autosave = autosave
         self.map_height = map_height
         self.worker = Worker(f"roundtable-{self.uid}")
@@ -401,6 +403,7 @@ class RoundtableWidget(Working):
             self._analyze_state()
             if s is not None and s.waiting_for_human and not s.ended:
                 self._set_input(True)
+                self._prewarm(s)
 
         self._say("")
         self.worker.run(
@@ -408,6 +411,20 @@ class RoundtableWidget(Working):
             on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True),
             on_done=done,
         )
+
+    def _prewarm(self, s: Session) -> None:
+        """While the learner types, the moderator's backend reads the next step's request up to
+        their line (:meth:`Session.prewarm`), on a thread of its own so the worker stays free
+        for Send; a Send that comes sooner waits in the model's lock for what is left of it."""
+
+        def run() -> None:
+            try:
+                self.prewarmed = s.prewarm()
+            except ArgnbError:
+                self.prewarmed = 0  # reading ahead only saves time: the step itself will say
+
+        self.prewarmed = None
+        threading.Thread(target=run, name="argnb-prewarm", daemon=True).start()
 
     def _analyze_state(self) -> None:
         """ "Analyze now" runs on demand whenever the worker is free -- after the session's end

@@ -197,6 +197,31 @@ def test_prefix_cache_gives_byte_identical_outputs_to_cold_runs(local):
 
 
 @pytest.mark.model
+def test_prefill_reads_a_request_ahead_and_its_reply_stays_byte_identical(local):
+    """What the roundtable does while the learner types: read a request up to the learner's
+    line; the request then restores all of it but the last part block and answers the same."""
+    head = [
+        {"role": "system", "content": SYSTEMS[0]},
+        {"role": "user", "content": " ".join(CLAIMS) + "\n\n## Your task\nJudge the claims."},
+    ]
+    msgs = [*head, {"role": "user", "content": CLAIMS[2]}]
+    opts = Options(max_tokens=16)
+    schema = Verdict.model_json_schema()
+    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
+    cold = LocalBackend(prefix_cache=False, ledger=Ledger())
+    warm.llm.prefix_store.clear()
+    assert cold.prefill(head) == 0 and len(warm.llm.prefix_store) == 0  # reuse off: nothing
+    kept = warm.prefill(head)
+    assert kept >= 64 and kept % 64 == 0 and len(warm.llm.prefix_store) == 1
+    assert warm.ledger.calls() == 0  # not a request of anyone's: nothing in the ledger
+    w = warm.chat(msgs, schema=schema, options=opts)
+    c = cold.chat(msgs, schema=schema, options=opts)
+    assert w.text == c.text
+    assert w.usage.reused_tokens == kept  # read ahead, restored whole
+    assert w.usage.prompt_tokens - kept < 64 + 40  # left: part of a block, the line, the header
+
+
+@pytest.mark.model
 def test_streamed_local_reply_equals_the_plain_call_and_counts_tokens(local):
     msgs = [{"role": "system", "content": SYSTEMS[0]}, {"role": "user", "content": CLAIMS[2]}]
     for max_tokens in (40, 5):  # ends on end-of-text / on the token limit

@@ -139,6 +139,18 @@ def api(base: str, token: str, path: str, method: str = "GET") -> object:
     return json.loads(body) if body else None
 
 
+def _dialog(d, seen: dict) -> None:
+    """An alert from the page (a payload that ran) is recorded and dismissed. "Leave site?" is
+    not one: JupyterLab asks it on reload when a late output marked the saved notebook as
+    changed, and dismissing it cancelled the reload (a 90 s timeout under load); leave."""
+    if d.type == "beforeunload":
+        seen["left_unsaved"] = True
+        d.accept()
+    else:
+        seen["dialogs"].append(d.message)
+        d.dismiss()
+
+
 def drive(
     base: str,
     token: str,
@@ -160,7 +172,7 @@ def drive(
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1500, "height": 1150})
-        page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+        page.on("dialog", lambda d: _dialog(d, seen))
         page.goto(f"{base}/lab/tree/{notebook}?token={token}")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
         page.wait_for_selector("text=Kernel status: Idle", state="attached", timeout=90_000)

@@ -54,8 +54,16 @@ def test_every_seat_starts_with_the_same_system_text_and_its_task_comes_last():
     tasks = [_split(r)[2] for r in reqs if not r.schema]
     assert any("a teacher" in t for t in tasks) and any("a parent" in t for t in tasks)
     # a revision only appends to the conversation: the first request is its prefix
-    revised = [r for r in reqs if len(r.messages) > 2]
+    revised = [r for r in reqs if any(m.role == "assistant" for m in r.messages)]
     assert revised and all(r.messages[2].role == "assistant" for r in revised)
+    # the moderator's step after the human's turn sends her line in a message of its own, after
+    # the task (what Session.prewarm read ahead while she typed); every other call has one
+    latest = [r for r in reqs if len(r.messages) == 3 and r.messages[2].role == "user"]
+    assert any("Phones help me look things up" in r.messages[2].content for r in latest)
+    for r in latest:
+        assert r.schema["title"] == "ModeratorStep" and r.messages[2].content.startswith("Ann")
+        assert "next message" in _split(r)[2]  # the task says where the newest line is
+    assert all(len(r.messages) == 2 for r in reqs if r not in revised and r not in latest)
 
 
 def test_the_shared_context_only_grows_at_its_end_from_call_to_call():

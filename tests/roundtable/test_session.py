@@ -305,3 +305,35 @@ def test_an_override_for_the_human_named_you_reads_you_speak(make_session) -> No
     lines = [t.text for t in record.overrides(s.transcript)]
     assert any("You speak instead" in x for x in lines), lines
     assert not any("You speaks" in x for x in lines)
+
+
+def test_while_the_human_types_the_moderator_reads_ahead_up_to_their_line(make_session) -> None:
+    """Session.prewarm hands the moderator's backend the next step's request up to the human's
+    line; after Send that step sends exactly those messages, then the line in one more message
+    (so the embedded model only evaluates the line). Other steps keep one message."""
+    moderator = table_backend()
+    s = make_session(moderator=moderator, turns=4)
+    s.advance()
+    assert s.waiting_for_human and moderator.prefilled == []
+    kept = s.prewarm()
+    (ahead,) = moderator.prefilled
+    assert kept > 0 and [m.role for m in ahead] == ["system", "user"]
+    assert ahead[-1].content.rstrip().endswith("}")  # the schema note ends what is read ahead
+    before = len(moderator.requests)
+    s.say("Phones help me look things up, but they distract my friends.")
+    s.advance()
+    steps = [
+        r for r in moderator.requests[before:] if (r.schema or {}).get("title") == "ModeratorStep"
+    ]
+    first, later = steps[0], steps[1:]
+    assert first.messages[: len(ahead)] == ahead  # byte for byte: the prefix a cache restores
+    (line,) = first.messages[len(ahead) :]
+    assert line.role == "user" and line.content.startswith("Ann")
+    assert "Phones help me look things up" in line.content
+    assert TASK_MARK not in line.content and "Phones help me" not in ahead[-1].content
+    assert all(len(r.messages) == 2 for r in later)  # system + one message, as before
+    d = record.decisions(s.transcript)[-len(steps)].payload
+    assert d.speaker in ("Deliberator 1", "Deliberator 2")  # the step after Send chose as usual
+    s.run([])  # to the end
+    n = len(moderator.prefilled)
+    assert s.prewarm() == 0 and len(moderator.prefilled) == n  # only while the floor is Ann's

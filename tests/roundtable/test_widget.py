@@ -46,6 +46,11 @@ def test_input_is_active_only_on_the_humans_turn(tmp_path, make_session) -> None
     assert w.error is None and s.waiting_for_human
     assert not w.input.disabled and not w.send_button.disabled and not w.pass_button.disabled
     assert "Your turn, Ann" in w.turn_banner.value
+    deadline = time.monotonic() + 10
+    while w.prewarmed is None and time.monotonic() < deadline:  # reads ahead on its own thread
+        time.sleep(0.01)
+    moderator = s.moderator.agent.backend
+    assert w.prewarmed and len(moderator.prefilled) == 1  # while Ann types
     w.send()  # empty box: refused, nothing recorded, still her turn
     assert "Write something first" in w.status.value and s.waiting_for_human
     w.input.value = "I would keep phones in bags."
@@ -53,6 +58,8 @@ def test_input_is_active_only_on_the_humans_turn(tmp_path, make_session) -> None
     assert w.input.disabled  # at once, before the worker has finished
     w.wait(10)
     assert s.speakers[2:] == ["Ann", "Deliberator 1", "Deliberator 2"] and s.waiting_for_human
+    after_send = next(r for r in moderator.requests if "I would keep phones" in r.prompt)
+    assert after_send.messages[:2] == moderator.prefilled[0]  # the step read ahead, then her line
     w.send("/end")
     w.wait(10)
     assert s.ended is not None and s.ended.reason == "human"

@@ -497,3 +497,12 @@ def test_site_without_its_dependencies_names_the_extra(tmp_path, capsys, monkeyp
     assert main(["course", "site", "--out", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err.strip()
     assert "myst_nb" in err and "pip install 'argnb[site]'" in err and len(err.splitlines()) == 1
+
+
+def test_the_default_work_folder_follows_argnb_cache_dir(tmp_path, monkeypatch):
+    """Like the response cache: a test (or a user) that points argnb's cache elsewhere never has
+    a site build write into the user's cache folder."""
+    monkeypatch.setenv("ARGNB_CACHE_DIR", str(tmp_path / "cache"))
+    work = build.default_work(tmp_path / "out")
+    assert work.parent == tmp_path / "cache" / "site"
+    assert work != build.default_work(tmp_path / "other")  # one work folder per site
