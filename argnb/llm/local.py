@@ -293,6 +293,20 @@ class LocalBackend(Backend):
         llm.request_hook = hook
         return hook
 
+    @contextlib.contextmanager
+    def _request(self) -> Iterator[RequestHook]:
+        """One request on the model: its lock, a reset context with the hook that steers the
+        evaluation, and llama.cpp's ValueError (a prompt longer than the context window) as
+        a :class:`BackendError`."""
+        with self._lock():
+            hook = self._begin()
+            try:
+                yield hook
+            except ValueError as exc:
+                raise self._too_long(exc) from exc
+            finally:
+                self.llm.request_hook = None
+
     def _too_long(self, exc: ValueError) -> BackendError:
         # a plain BackendError: this input does not fit, the next one may
         return BackendError(
@@ -302,14 +316,8 @@ class LocalBackend(Backend):
 
     def _chat(self, messages: list[Message], schema: dict | None, options: Options) -> Reply:
         kwargs = self._kwargs(messages, schema, options, stream=False)
-        with self._lock():
-            hook = self._begin()
-            try:
-                out = self.llm.create_chat_completion(**kwargs)
-            except ValueError as exc:  # llama.cpp: prompt longer than the context window
-                raise self._too_long(exc) from exc
-            finally:
-                self.llm.request_hook = None
+        with self._request() as hook:
+            out = self.llm.create_chat_completion(**kwargs)
         u = out.get("usage") or {}
         return Reply(
             text=out["choices"][0]["message"]["content"] or "",
@@ -328,8 +336,7 @@ class LocalBackend(Backend):
         """Tokens as they are decoded; a schema constrains them with the grammar ``_chat`` uses."""
         kwargs = self._kwargs(messages, schema, options, stream=True)
         finish = None
-        with self._lock():
-            hook = self._begin()
+        with self._request() as hook:
             chunks = self.llm.create_chat_completion(**kwargs)
             try:
                 for chunk in chunks:
@@ -338,11 +345,8 @@ class LocalBackend(Backend):
                     text = choice.get("delta", {}).get("content")
                     if text:
                         yield text
-            except ValueError as exc:
-                raise self._too_long(exc) from exc
             finally:
                 chunks.close()
-                self.llm.request_hook = None
         # every generated token but the last is fed back through eval; the last one counts
         # unless it was the end-of-text token
         completion = hook.fed_back + (1 if finish == "length" else 0)
@@ -364,14 +368,8 @@ class LocalBackend(Backend):
         if not self.prefix_cache:
             return 0
         msgs = [m.model_dump() for m in to_messages(list(messages))]
-        with self._lock():
-            hook = self._begin()
-            try:
-                self.llm.create_chat_completion(messages=msgs, max_tokens=1, temperature=0.0)
-            except ValueError as exc:
-                raise self._too_long(exc) from exc
-            finally:
-                self.llm.request_hook = None
+        with self._request() as hook:
+            self.llm.create_chat_completion(messages=msgs, max_tokens=1, temperature=0.0)
         return (hook.prompt_tokens - 1) // self.llm.n_batch * self.llm.n_batch
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
