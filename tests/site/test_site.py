@@ -426,8 +426,9 @@ def test_the_live_map_draws_where_javascript_runs(site, served, chromium):
     context = chromium.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.goto(f"{served}/notebooks/02_dialectic_synthesis.html", wait_until="load")
-    frame = next(f for f in page.frames[1:] if f.url in ("about:srcdoc", "about:blank"))
-    frame.wait_for_selector("canvas", timeout=30_000)
+    # the map's one iframe: waited for, not looked up at "load" (a busy machine had not
+    # attached its document yet, and the lookup found no frame)
+    page.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
     context.close()
 
 
