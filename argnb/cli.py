@@ -25,6 +25,7 @@ MODULES = (
     "argnb.debate.cli",
     "argnb.roundtable.cli",
     "argnb.exercises.cli",
+    "argnb.classroom.cli",
     "argnb.course",
 )
 

@@ -2,8 +2,9 @@
 
 Order of precedence for each setting:
   1. arguments to :func:`connect`
-  2. environment: ``ARGNB_BACKEND`` (local | ollama | openai), ``ARGNB_MODEL``, and the standard
-     ``OLLAMA_HOST``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``
+  2. environment: ``ARGNB_BACKEND`` (local | ollama | openai | class), ``ARGNB_MODEL``, and the
+     standard ``OLLAMA_HOST``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; then the class server,
+     when the hub set one up (``ARGNB_CLASS_URL``: :mod:`argnb.llm.classserver`)
   3. ``config.toml`` in the user's config dir (``argnb doctor`` prints where); API keys are never
      read from or written to it -- they stay in the environment
   4. the embedded default: SmolLM2-135M-Instruct in-process, so everything works offline.
@@ -19,7 +20,7 @@ from typing import Any
 from argnb.errors import ArgnbError, ConfigError
 from argnb.llm.base import Backend, Options
 
-BACKENDS = ("local", "ollama", "openai")
+BACKENDS = ("local", "ollama", "openai", "class")
 #: the settings config.toml may hold, and their types
 SETTINGS: dict[str, type | tuple[type, ...]] = {
     "backend": str,
@@ -89,13 +90,25 @@ def _cache_enabled(cache: bool | None) -> bool:
 
 def resolve(backend: str | None = None, model: str | None = None) -> tuple[str, str]:
     """Which backend and model the settings point at."""
+    from argnb.llm.classserver import class_settings
+
     cfg = read_config()
-    name = (backend or os.environ.get("ARGNB_BACKEND") or cfg.get("backend") or "local").lower()
+    klass = class_settings()
+    default = "class" if klass is not None else cfg.get("backend") or "local"
+    name = (backend or os.environ.get("ARGNB_BACKEND") or default).lower()
     if name not in BACKENDS:
         raise ArgnbError(
             f"unknown backend {name!r}",
             hint=f"use one of {', '.join(BACKENDS)} (ARGNB_BACKEND or connect(backend=...))",
         )
+    if name == "class":
+        if klass is None:
+            raise ArgnbError(
+                "no class server here",
+                hint="the class backend works in a server the class hub started; "
+                "use local, ollama or openai elsewhere",
+            )
+        return name, model or klass.model
     chosen = model or os.environ.get("ARGNB_MODEL") or cfg.get("model") or DEFAULT_MODELS[name]
     return name, chosen
 
@@ -141,10 +154,17 @@ def connect(
         from argnb.llm.cache import ResponseCache
 
         common["cache"] = ResponseCache()
-    if name == "local":
+    if name == "class":
+        from argnb.llm.classserver import ClassBackend, class_settings
+
+        klass = class_settings()
+        assert klass is not None  # resolve() checked
+        b: Backend = ClassBackend(klass, chosen, **remote, **common)
+        _allowance_as_one_line()
+    elif name == "local":
         from argnb.llm.local import LocalBackend
 
-        b: Backend = LocalBackend(chosen, **common)
+        b = LocalBackend(chosen, **common)
     elif name == "ollama":
         from argnb.llm.ollama import OllamaBackend
 
@@ -158,6 +178,25 @@ def connect(
     if make_default:
         set_default_backend(b)
     return b
+
+
+def _allowance_as_one_line() -> None:
+    """In a notebook, a used-up allowance prints its one line instead of a traceback.
+
+    Only when no other handler is installed (the exercises' feedback installs its own)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "custom_exceptions", ()):
+        return
+    from argnb.errors import AllowanceUsed
+
+    def show(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> None:
+        print(f"argnb: {getattr(value, 'message', value)}", file=sys.stderr)
+
+    shell.set_custom_exc((AllowanceUsed,), show)
 
 
 def set_default_backend(backend: Backend | None) -> None:

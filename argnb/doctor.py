@@ -75,6 +75,21 @@ def check_openai(base_url: str | None = None) -> Check:
     return Check("openai", True, f"reachable at {public_url(b.base_url)}", models[:50])
 
 
+def check_class() -> Check | None:
+    """The class server the hub set up for this learner (None outside a class hub)."""
+    from argnb.llm.classserver import ClassBackend, allowance_text, class_settings
+
+    klass = class_settings()
+    if klass is None:
+        return None
+    where = f"class server: {klass.name} via JupyterHub, model {klass.model}"
+    try:
+        allowance = ClassBackend(klass, timeout=5.0, max_retries=0).allowance()
+    except ArgnbError as exc:
+        return Check("class", False, f"{where}; {exc.message}", fix=exc.hint or "")
+    return Check("class", True, f"{where}; {allowance_text(allowance)}", [klass.model])
+
+
 def check_config() -> Check:
     """The config file: absent, fine, or what is wrong with it (doctor must never crash on it)."""
     from argnb.config import config_path, read_config
@@ -94,7 +109,9 @@ def check_config() -> Check:
 
 
 def run_checks(host: str | None = None, base_url: str | None = None) -> list[Check]:
-    return [check_local(), check_ollama(host), check_openai(base_url), check_config()]
+    klass = check_class()
+    found = [check_local(), check_ollama(host), check_openai(base_url), check_config()]
+    return found if klass is None else [klass, *found]
 
 
 def format_checks(checks: list[Check]) -> str:

@@ -14,6 +14,7 @@ defined anywhere else::
     │   ├── ServerError           │
     │   ├── BadRequest            │
     │   ├── BadResponse           ┘
+    │   ├── AllowanceUsed         the class gateway's limit for this learner is reached (stops)
     │   └── SchemaUnsupported     callers fall back to a weaker structured mode
     ├── ConfigError               config.toml or the response cache unreadable
     ├── MissingDependency         an optional package is not installed
@@ -75,6 +76,11 @@ class ServerError(BackendError):
 class BadRequest(BackendError):
     """The server rejected the request itself (HTTP 400/422, e.g. "model does not support ..."):
     every item would get the same answer, so the run stops until the setup is fixed."""
+
+
+class AllowanceUsed(BackendError):
+    """The class gateway refused: this learner's tokens for today are used. Its message is the
+    one line a learner reads; retrying cannot help, only the instructor can raise the limit."""
 
 
 class BadResponse(BackendError):

@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from argnb.errors import (
+    AllowanceUsed,
     AuthenticationError,
     BackendError,
     BackendUnavailable,
@@ -66,6 +67,23 @@ def _snippet(text: Any, n: int = 60) -> str:
     """The start of a body, on one line, for an error message."""
     s = " ".join(str(text).split())
     return s[:n] + ("..." if len(s) > n else "")
+
+
+def _error_field(exc: Any, key: str) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    value = body.get(key) if isinstance(body, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _error_type(exc: Any) -> str:
+    """The ``type`` of an OpenAI-shaped error body (the class gateway names its refusals)."""
+    return _error_field(exc, "type")
+
+
+def _error_message(exc: Any) -> str:
+    return _snippet(_error_field(exc, "message") or str(exc), 200)
 
 
 class OpenAIBackend(Backend):
@@ -229,6 +247,8 @@ class OpenAIBackend(Backend):
             return BackendUnavailable(
                 f"{where} answered 404: is this the API root?", hint="base_url usually ends in /v1"
             )
+        if isinstance(exc, openai.RateLimitError) and _error_type(exc) == "argnb_allowance":
+            return AllowanceUsed(_error_message(exc))  # the class gateway's one line
         if isinstance(exc, openai.RateLimitError):
             return ServerError(f"rate limited by {where}", hint="wait, or lower --concurrency")
         if isinstance(exc, openai.APIStatusError):

@@ -31,11 +31,16 @@ class BackendPicker:
     def __init__(self) -> None:
         import ipywidgets as w
 
+        from argnb.llm.classserver import class_settings
+
         wide = w.Layout(width=WIDE)
         self.backend: Backend | None = None
-        self.kind = w.ToggleButtons(
-            options=["local", "ollama", "openai"], value="local", description="Backend"
-        )
+        self.klass = class_settings()  # set when the class hub started this server
+        kinds = ["local", "ollama", "openai"]
+        if self.klass is not None:
+            kinds.insert(0, "class")
+        self.kind = w.ToggleButtons(options=kinds, value=kinds[0], description="Backend")
+        self.class_line = w.HTML()
         self.host = w.Text(
             value="",
             placeholder="http://127.0.0.1:11434 (OLLAMA_HOST)",
@@ -60,7 +65,8 @@ class BackendPicker:
         self.ollama_box = w.VBox([self.host, w.HBox([self.ollama_model, self.refresh])])
         self.openai_box = w.VBox([self.base_url, self.openai_model, self.api_key])
         self.box = live_box(
-            "Backend picker", [self.kind, self.ollama_box, self.openai_box, self.go, self.status]
+            "Backend picker",
+            [self.kind, self.class_line, self.ollama_box, self.openai_box, self.go, self.status],
         )
         self.kind.observe(lambda _: self._show(), names="value")
         for field in (self.host, self.ollama_model, self.base_url, self.openai_model):
@@ -70,6 +76,9 @@ class BackendPicker:
         self._show()
 
     def _show(self) -> None:
+        self.class_line.layout.display = "" if self.kind.value == "class" else "none"
+        if self.kind.value == "class" and not self.class_line.value:
+            self.class_line.value = esc(self.class_text())
         self.ollama_box.layout.display = "" if self.kind.value == "ollama" else "none"
         self.openai_box.layout.display = "" if self.kind.value == "openai" else "none"
         self._changed()
@@ -80,6 +89,19 @@ class BackendPicker:
             self.status.value = ""
         else:
             self._say(f"in use: {_label(self.backend)} (press Connect to switch)")
+
+    def class_text(self) -> str:
+        """ "class server: NAME via JupyterHub" and the learner's allowance left today."""
+        from argnb.llm.classserver import ClassBackend, allowance_text
+
+        if self.klass is None:
+            return ""
+        where = f"class server: {self.klass.name} via JupyterHub, model {self.klass.model}"
+        try:
+            left = allowance_text(ClassBackend(self.klass, timeout=5, max_retries=0).allowance())
+        except ArgnbError as exc:
+            left = exc.message
+        return f"{where}; {left}"
 
     def _say(self, text: str, ok: bool = True) -> None:
         colour = "#176117" if ok else "#a11"

@@ -401,7 +401,7 @@ def check_export(browser: Any, notebook: Path, shots: Path, kept: str | None) ->
         context.close()
 
 
-#: the backend the notebooks connect to (their first code cell: ``argnb.connect("local")``)
+#: the backend the notebooks connect to (their first code cell: ``argnb.connect()``, no class hub in the tests)
 NOTEBOOK_BACKEND = {"backend": "local", "model": "smollm2-135m"}
 
 

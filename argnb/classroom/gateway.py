@@ -1,0 +1,424 @@
+"""The class gateway: a JupyterHub service between every learner and the class's model server.
+
+It speaks the OpenAI chat API (plain, streamed, structured output passed through), so argnb's
+OpenAI backend -- or any OpenAI client -- reaches it unchanged. A learner is known by the hub API
+token their single-user server already holds (``JUPYTERHUB_API_TOKEN``, checked with the
+``jupyterhub`` package's HubOAuth); the model server's own key lives only in this process.
+
+Each request: identify the learner, refuse it with one readable line when today's tokens are
+used, wait for the learner's turn in the fair queue, forward it, and record what it cost (tokens
+as the model server counted them, seconds, the lesson it came from) in the usage store.
+
+Started by JupyterHub from ``argnb.classroom.hub.configure``; ``python -m argnb.classroom.gateway``
+reads its settings from the environment the hub gives it (``ARGNB_GATEWAY_*``, ``JUPYTERHUB_*``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from argnb.classroom.fairqueue import FairQueue, QueueFull
+from argnb.classroom.usage import Limits, UsageStore, Use, today
+
+log = logging.getLogger("argnb.gateway")
+#: the header argnb's backend sends with the lesson (notebook) a request comes from
+LESSON_HEADER = "X-Argnb-Lesson"
+MAX_BODY = 2_000_000  # bytes of one request: a long transcript fits, a flood does not
+
+
+@dataclass
+class Settings:
+    """Everything the gateway needs, read from the environment the hub gives the service."""
+
+    upstream: str  # the model server's API root, e.g. http://127.0.0.1:8000/v1
+    model: str  # the class model, as the model server names it
+    upstream_key: str = field(default="", repr=False)
+    class_name: str = "class server"
+    db_url: str = "sqlite:///argnb-usage.sqlite"
+    limits: Limits = field(default_factory=Limits)
+    slots: int = 4  # requests the model server runs at once
+    max_tokens: int = 2048  # the most one request may ask for
+    timeout: float = 600.0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        missing = [k for k in ("ARGNB_GATEWAY_UPSTREAM", "ARGNB_GATEWAY_MODEL") if not env.get(k)]
+        if missing:
+            raise SystemExit(f"argnb gateway: set {' and '.join(missing)} (hub.configure does)")
+        limits = json.loads(env.get("ARGNB_GATEWAY_LIMITS") or "{}")
+        return cls(
+            upstream=env["ARGNB_GATEWAY_UPSTREAM"].rstrip("/"),
+            model=env["ARGNB_GATEWAY_MODEL"],
+            upstream_key=env.get("ARGNB_GATEWAY_UPSTREAM_KEY", ""),
+            class_name=env.get("ARGNB_CLASS_NAME") or "class server",
+            db_url=env.get("ARGNB_GATEWAY_DB") or "sqlite:///argnb-usage.sqlite",
+            limits=Limits(**limits),
+            slots=int(env.get("ARGNB_GATEWAY_SLOTS") or 4),
+            max_tokens=int(env.get("ARGNB_GATEWAY_MAX_TOKENS") or 2048),
+        )
+
+
+def error_body(message: str, kind: str, code: str = "") -> dict[str, Any]:
+    """An OpenAI-shaped error: clients show ``message``; argnb reads ``type``."""
+    return {"error": {"message": message, "type": kind, "code": code or kind}}
+
+
+def allowance_line(limit: int) -> str:
+    """What a learner reads when today's tokens are used."""
+    return f"today's {limit:,} tokens are used; your instructor can raise it"
+
+
+class Gateway:
+    """The shared state of one gateway process: settings, usage, queue, upstream client."""
+
+    def __init__(self, settings: Settings, auth: Any = None) -> None:
+        import httpx
+
+        self.settings = settings
+        self.auth = auth
+        self.store = UsageStore(settings.db_url)
+        self.queue = FairQueue(settings.slots)
+        headers = {"Authorization": f"Bearer {settings.upstream_key or 'none'}"}
+        limits = httpx.Limits(max_connections=settings.slots * 4 + 8)
+        self.client = httpx.AsyncClient(
+            base_url=settings.upstream,
+            headers=headers,
+            timeout=httpx.Timeout(settings.timeout, connect=10.0),
+            limits=limits,
+        )
+        self.started = time.time()
+
+    def limits(self, user: str) -> Limits:
+        return self.store.limits_for(user, self.settings.limits)
+
+    def report(self) -> dict[str, Any]:
+        """What the instructor's page shows: usage, limits, who is waiting."""
+        return {
+            "class": self.settings.class_name,
+            "model": self.settings.model,
+            "defaults": dict(self.settings.limits.__dict__),
+            "usage": self.store.summary(),
+            "today": self.store.summary(day=today()),
+            "queue": self.queue.snapshot(),
+            "slots": self.settings.slots,
+            "busy": self.queue.busy,
+        }
+
+    def allowance(self, user: str) -> dict[str, Any]:
+        lim = self.limits(user)
+        used = self.store.tokens_today(user)
+        return {
+            "user": user,
+            "class": self.settings.class_name,
+            "model": self.settings.model,
+            "tokens_today": used,
+            "tokens_per_day": lim.tokens_per_day,
+            "remaining": max(0, lim.tokens_per_day - used),
+            "concurrent": lim.concurrent,
+        }
+
+
+def _sse_data(line: bytes) -> dict[str, Any] | None:
+    """The JSON of one ``data:`` line of a server-sent event stream (None for anything else)."""
+    if not line.startswith(b"data:"):
+        return None
+    payload = line[5:].strip()
+    if not payload or payload == b"[DONE]":
+        return None
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _usage_of(response: Any) -> dict[str, Any]:
+    """The ``usage`` of a plain (non-streamed) reply, {} when there is none."""
+    try:
+        data = response.json()
+    except ValueError:
+        return {}
+    usage = data.get("usage") if isinstance(data, dict) else None
+    return usage if isinstance(usage, dict) else {}
+
+
+def make_app(gateway: Gateway, prefix: str = "/") -> Any:
+    """The tornado application: the API under ``{prefix}v1/``, the instructor's page at ``prefix``."""
+    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.utils import url_path_join
+    from tornado import web
+    from tornado.iostream import StreamClosedError
+
+    class Base(web.RequestHandler):
+        user: str = ""
+
+        @property
+        def hub_auth(self) -> Any:
+            return gateway.auth
+
+        def check_xsrf_cookie(self) -> None:  # token-authenticated API: no cookies involved
+            return None
+
+        def write_error(self, status_code: int, **kw: Any) -> None:
+            self.finish(error_body(self._reason, "argnb_gateway", str(status_code)))
+
+        def fail(self, status: int, message: str, kind: str, code: str = "") -> None:
+            self.set_status(status)
+            if status == 429 and kind == "argnb_allowance":
+                self.set_header("x-should-retry", "false")
+            self.finish(error_body(message, kind, code))
+
+        async def identify(self) -> dict[str, Any] | None:
+            """The hub user behind this request's token, if it may use the gateway."""
+            if gateway.auth is None:
+                return None
+            model = await gateway.auth.get_user(self, sync=False)
+            if not model or model.get("kind", "user") != "user":
+                return None
+            scopes = gateway.auth.access_scopes
+            if scopes and not gateway.auth.check_scopes(scopes, model):
+                return None
+            return model
+
+    class Api(Base):
+        async def prepare(self) -> None:
+            model = await self.identify()
+            if model is None:
+                self.fail(
+                    401,
+                    "no valid JupyterHub token: start argnb from your hub server "
+                    "(it holds the token), or ask your instructor",
+                    "argnb_auth",
+                )
+                return
+            self.user = model["name"]
+
+    class Models(Api):
+        async def get(self) -> None:
+            self.finish(
+                {"object": "list", "data": [{"id": gateway.settings.model, "object": "model"}]}
+            )
+
+    class Allowance(Api):
+        async def get(self) -> None:
+            self.finish(gateway.allowance(self.user))
+
+    class Chat(Api):
+        async def post(self) -> None:
+            s = gateway.settings
+            if len(self.request.body) > MAX_BODY:
+                return self.fail(413, f"the request is over {MAX_BODY:,} bytes", "argnb_request")
+            try:
+                body = json.loads(self.request.body)
+                assert isinstance(body, dict) and isinstance(body.get("messages"), list)
+            except (ValueError, AssertionError):
+                return self.fail(400, "the body must be a JSON chat request", "argnb_request")
+            asked = body.get("model")
+            if asked not in (None, "", s.model):
+                return self.fail(
+                    404, f"the class server has no model {asked!r}; use {s.model!r}", "argnb_model"
+                )
+            body["model"] = s.model
+            want = body.get("max_tokens")
+            body["max_tokens"] = min(want, s.max_tokens) if isinstance(want, int) else s.max_tokens
+            lim = gateway.limits(self.user)
+            if gateway.store.tokens_today(self.user) >= lim.tokens_per_day:
+                self._record(body, 0, 0, 0.0, "refused", time.time())
+                return self.fail(
+                    429, allowance_line(lim.tokens_per_day), "argnb_allowance", "tokens_per_day"
+                )
+            lesson = (self.request.headers.get(LESSON_HEADER) or "")[:255]
+            self.lesson = lesson
+            try:
+                async with gateway.queue.turn(self.user, lim.concurrent, lim.waiting):
+                    if self.request.connection.stream.closed():
+                        return None
+                    if body.get("stream"):
+                        await self._stream(body)
+                    else:
+                        await self._plain(body)
+            except QueueFull:
+                self.fail(
+                    429,
+                    f"you already have {lim.waiting} requests waiting; let them finish first",
+                    "argnb_busy",
+                )
+            return None
+
+        def _record(
+            self,
+            body: dict,
+            prompt: int,
+            completion: int,
+            secs: float,
+            status: str,
+            started: float,
+            estimated: bool = False,
+        ) -> None:
+            gateway.store.record(
+                Use(
+                    user=self.user,
+                    lesson=getattr(self, "lesson", "") or "",
+                    model=str(body.get("model") or ""),
+                    prompt_tokens=prompt,
+                    completion_tokens=completion,
+                    seconds=secs,
+                    status=status,
+                    started=started,
+                    estimated=estimated,
+                )
+            )
+
+        async def _plain(self, body: dict) -> None:
+            import httpx
+
+            t0 = time.time()
+            try:
+                r = await gateway.client.post("/chat/completions", json=body)
+            except httpx.HTTPError as exc:
+                self._record(body, 0, 0, time.time() - t0, "error", t0)
+                return self._unreachable(exc)
+            usage = _usage_of(r)
+            self._record(
+                body,
+                int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0),
+                time.time() - t0,
+                "ok" if r.status_code < 400 else "error",
+                t0,
+            )
+            self.set_status(r.status_code)
+            self.set_header("Content-Type", r.headers.get("content-type", "application/json"))
+            self.finish(r.content)
+
+        async def _stream(self, body: dict) -> None:
+            import httpx
+
+            t0 = time.time()
+            asked_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            body["stream_options"] = {"include_usage": True}
+            prompt = completion = pieces = 0
+            status = "ok"
+            try:
+                async with gateway.client.stream("POST", "/chat/completions", json=body) as r:
+                    if r.status_code >= 400:
+                        content = await r.aread()
+                        self._record(body, 0, 0, time.time() - t0, "error", t0)
+                        self.set_status(r.status_code)
+                        self.set_header("Content-Type", r.headers.get("content-type", "text/plain"))
+                        return self.finish(content)
+                    self.set_header("Content-Type", "text/event-stream")
+                    self.set_header("Cache-Control", "no-cache")
+                    async for line in r.aiter_lines():
+                        data = _sse_data(line.encode())
+                        if data is not None:
+                            if data.get("usage"):
+                                prompt = int(data["usage"].get("prompt_tokens") or 0)
+                                completion = int(data["usage"].get("completion_tokens") or 0)
+                                if not asked_usage and not data.get("choices"):
+                                    continue  # the learner's client did not ask for this chunk
+                            for choice in data.get("choices") or ():
+                                if (choice.get("delta") or {}).get("content"):
+                                    pieces += 1
+                        self.write(line + "\n")
+                        if not line:
+                            await self.flush()
+            except httpx.HTTPError as exc:
+                status = "error"
+                if not self._headers_written:
+                    self._record(body, 0, 0, time.time() - t0, status, t0)
+                    return self._unreachable(exc)
+            except StreamClosedError:
+                status = "cut"  # the learner went away: what was generated still counts
+            finally:
+                # no usage chunk (llama-cpp-python's server sends none): one piece is one token
+                # there; the prompt is estimated from its characters, and the row says so
+                estimated = not completion and not prompt
+                if estimated:
+                    completion = pieces
+                    prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
+                self._record(body, prompt, completion, time.time() - t0, status, t0, estimated)
+            if status == "ok":
+                self.finish()
+            return None
+
+        def _unreachable(self, exc: BaseException) -> None:
+            log.warning("model server: %s", type(exc).__name__)
+            self.fail(
+                502,
+                f"the class model server does not answer ({type(exc).__name__}); "
+                "tell your instructor",
+                "argnb_upstream",
+            )
+
+    class Page(HubOAuthenticated, web.RequestHandler):
+        """The instructor's page and its data: hub admins only, logged in through the hub."""
+
+        @web.authenticated
+        async def get(self) -> None:
+            from argnb.classroom.views import instructor_page
+
+            model = self.current_user
+            if not (model.get("admin") or await self._is_admin(model["name"])):
+                raise web.HTTPError(403, "this page is for the hub's admins")
+            data = gateway.report()
+            if self.request.path.endswith(".json"):
+                return self.finish(data)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            return self.finish(instructor_page(data))
+
+        async def _is_admin(self, name: str) -> bool:
+            """Whether the hub says ``name`` is an admin (asked with the service's own token)."""
+            r = await gateway.auth._api_request(
+                "GET",
+                url_path_join(gateway.auth.api_url, "users", name),
+                headers={"Authorization": f"token {gateway.auth.api_token}"},
+            )
+            return bool(r and r.get("admin"))
+
+    p = prefix if prefix.endswith("/") else prefix + "/"
+    routes = [
+        (url_path_join(p, "v1/models"), Models),
+        (url_path_join(p, "v1/argnb/allowance"), Allowance),
+        (url_path_join(p, "v1/chat/completions"), Chat),
+        (url_path_join(p, "oauth_callback"), HubOAuthCallbackHandler),
+        (url_path_join(p, "usage.json"), Page),
+        (p, Page),
+    ]
+    secret = os.environ.get("JUPYTERHUB_API_TOKEN") or os.urandom(16).hex()
+    return web.Application(routes, cookie_secret=secret, hub_auth=gateway.auth)
+
+
+def main() -> None:
+    """Run as a hub service: settings from the environment, listen on JUPYTERHUB_SERVICE_URL."""
+    from jupyterhub.services.auth import HubOAuth
+    from tornado.httpserver import HTTPServer
+
+    logging.basicConfig(level=logging.INFO, format="[argnb gateway %(asctime)s] %(message)s")
+    settings = Settings.from_env()
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
+    auth = HubOAuth(api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=60)
+    gateway = Gateway(settings, auth)
+    url = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:8181")
+    server = HTTPServer(make_app(gateway, prefix), xheaders=True, max_body_size=MAX_BODY + 1024)
+    server.listen(url.port or 80, url.hostname or "127.0.0.1")
+    log.info(
+        "%s: model %s, %d slot(s), serving on %s",
+        settings.class_name,
+        settings.model,
+        settings.slots,
+        url.geturl(),
+    )
+    asyncio.get_event_loop().run_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""One call in ``jupyterhub_config.py`` puts a class on the hub::
+
+    from argnb.classroom.hub import configure
+    configure(c, model_url="http://127.0.0.1:8000/v1", model="Qwen/Qwen2.5-7B-Instruct",
+              limits={"tokens_per_day": 200_000, "concurrent": 2})
+
+It adds the gateway as a hub-managed service, lets every learner's server token reach it (and
+nothing more), and hands every learner's server the class settings through the spawner's
+environment, so argnb in a learner's kernel uses the class model with no setup. The model
+server's key (``api_key=``, for a hosted API) goes to the gateway's environment only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from argnb.classroom.usage import Limits
+
+SERVICE = "argnb-gateway"
+
+
+def access_scope(service: str = SERVICE) -> str:
+    """The scope a token needs to call the gateway."""
+    return f"access:services!service={service}"
+
+
+def _set(section: Any, name: str, empty: Any) -> Any:
+    """A copy of what the config file already set (traitlets gives a lazy value for unset keys)."""
+    value = section[name] if name in section else empty
+    return type(empty)(value)
+
+
+def configure(
+    c: Any,
+    *,
+    model_url: str,
+    model: str,
+    limits: dict[str, int] | None = None,
+    api_key: str | None = None,
+    class_name: str = "class server",
+    port: int = 8181,
+    db_url: str | None = None,
+    slots: int = 4,
+    max_tokens: int = 2048,
+    service: str = SERVICE,
+    python: str | None = None,
+) -> None:
+    """Add the gateway service, its roles and the learners' environment to a hub config ``c``.
+
+    ``model_url`` is the model server's OpenAI-compatible API root (vLLM, llama.cpp's server,
+    Ollama's ``/v1``, or a hosted API with ``api_key``). ``slots`` is how many requests it runs
+    at once; ``limits`` holds each learner's ``tokens_per_day``, ``concurrent`` and ``waiting``.
+    """
+    lim = Limits(**(limits or {}))
+    url = f"http://127.0.0.1:{port}"
+    db = db_url or f"sqlite:///{Path.cwd() / 'argnb-usage.sqlite'}"
+    env = {
+        "ARGNB_GATEWAY_UPSTREAM": model_url,
+        "ARGNB_GATEWAY_MODEL": model,
+        "ARGNB_GATEWAY_LIMITS": json.dumps(lim.__dict__),
+        "ARGNB_GATEWAY_SLOTS": str(slots),
+        "ARGNB_GATEWAY_MAX_TOKENS": str(max_tokens),
+        "ARGNB_GATEWAY_DB": db,
+        "ARGNB_CLASS_NAME": class_name,
+    }
+    if api_key:
+        env["ARGNB_GATEWAY_UPSTREAM_KEY"] = api_key
+    services = _set(c.JupyterHub, "services", [])
+    services.append(
+        {
+            "name": service,
+            "url": url,
+            "command": [python or sys.executable, "-m", "argnb.classroom.gateway"],
+            "environment": env,
+            "oauth_no_confirm": True,
+            "display": True,
+        }
+    )
+    c.JupyterHub.services = services
+
+    scope = access_scope(service)
+    roles = [
+        r for r in _set(c.JupyterHub, "load_roles", []) if r.get("name") not in ("user", service)
+    ]
+    # every learner may call the gateway; the gateway may read who is an admin (its page)
+    roles.append({"name": "user", "scopes": ["self", scope]})
+    roles.append({"name": service, "scopes": ["read:users"], "services": [service]})
+    c.JupyterHub.load_roles = roles
+    # the token in each learner's server ($JUPYTERHUB_API_TOKEN) carries the access scope too
+    c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", scope]
+
+    prefix = f"/services/{service}/"
+    environment = _set(c.Spawner, "environment", {})
+    environment.update(
+        {
+            "ARGNB_CLASS_NAME": class_name,
+            "ARGNB_CLASS_URL": f"{url}{prefix}v1",
+            "ARGNB_CLASS_MODEL": model,
+        }
+    )
+    c.Spawner.environment = environment

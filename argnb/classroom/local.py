@@ -1,0 +1,270 @@
+"""A class hub on this machine: a llama.cpp server with the embedded model as the class model,
+and a real JupyterHub (with configurable-http-proxy from npm) configured by
+:func:`argnb.classroom.hub.configure`, everything on 127.0.0.1.
+
+For trying a class out before term, for ``tests/classroom`` and for ``benchmarks/bench_class.py``.
+Each piece is a process that stops with its context manager.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from argnb.errors import ArgnbError
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def find_proxy() -> str | None:
+    """configurable-http-proxy: ``$ARGNB_CHP``, the PATH, or where ``.ci/run`` installs it."""
+    tools = Path(os.environ.get("TMPDIR", "/tmp")) / "argnb-ci-tools/node_modules/.bin"
+    for candidate in (
+        os.environ.get("ARGNB_CHP"),
+        shutil.which("configurable-http-proxy"),
+        str(tools / "configurable-http-proxy"),
+    ):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def world_readable(path: Path) -> bool:
+    """Whether any local user can reach ``path`` (every folder above it searchable by others)."""
+    import stat
+
+    path = Path(path).resolve()
+    try:
+        if not path.stat().st_mode & stat.S_IROTH:
+            return False
+        return all(p.stat().st_mode & stat.S_IXOTH for p in path.parents)
+    except OSError:
+        return False
+
+
+def learner_python(dest: Path) -> Path:
+    """A Python every learner can run, with this environment's packages: the hub's "user
+    environment" (TLJH keeps one in /opt/tljh/user).
+
+    This interpreter may sit under a private home (pyenv in /root); then a virtualenv of the
+    system's Python of the same version is made in ``dest``, pointing at this environment's
+    packages and at argnb's source. Raises :class:`ArgnbError` when no such Python exists or
+    the packages themselves are private.
+    """
+    import site
+    import sysconfig
+
+    import argnb
+
+    here = Path(sys.executable)
+    if world_readable(here.resolve()) and world_readable(Path(sysconfig.get_paths()["stdlib"])):
+        return here
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = shutil.which(version, path="/usr/local/bin:/usr/bin:/bin")
+    if base is None or not world_readable(Path(base).resolve()):
+        raise ArgnbError(f"no {version} that other users can run", hint=f"install {version}")
+    packages = [Path(p) for p in site.getsitepackages()] + [Path(argnb.__file__).parents[1]]
+    private = [str(p) for p in packages if not world_readable(p)]
+    if private:
+        raise ArgnbError(f"learners cannot read {', '.join(private)}", hint="chmod o+rx them")
+    subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True)
+    lib = dest / "lib" / version / "site-packages"
+    (lib / "argnb-class.pth").write_text("".join(f"{p}\n" for p in packages))
+    os.chmod(dest, 0o755)
+    return dest / "bin" / "python"
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float, ok=(200,)) -> None:
+    import httpx
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise ArgnbError(f"{url} stopped at start: {log.read_text(errors='replace')[-2000:]}")
+        try:
+            if httpx.get(url, timeout=2).status_code in ok:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise ArgnbError(f"{url} did not answer in {timeout:.0f} s: {log.read_text()[-2000:]}")
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class ModelServer:
+    """``python -m llama_cpp.server`` with the embedded GGUF: the class model of a local class."""
+
+    def __init__(self, workdir: Path, *, alias: str = "smollm2-135m", n_ctx: int = 4096) -> None:
+        self.workdir, self.alias, self.n_ctx = Path(workdir), alias, n_ctx
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> ModelServer:
+        from argnb.llm.download import embedded_gguf
+
+        gguf = embedded_gguf()
+        if gguf is None:
+            raise ArgnbError("the embedded model is not installed", hint="make lab installs it")
+        self.log = self.workdir / "model-server.log"
+        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias",
+               self.alias, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx",
+               str(self.n_ctx), "--seed", "42"]  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, stdout=self.log.open("w"), stderr=subprocess.STDOUT, cwd=self.workdir
+        )
+        _wait_http(self.url + "/models", self.proc, self.log, 120)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _stop(self.proc)
+
+
+class Hub:
+    """A JupyterHub with the class gateway, and an admin token to drive it (``.api``)."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        model_url: str,
+        model: str,
+        limits: dict[str, int] | None = None,
+        slots: int = 1,
+        authenticator: str = "pam",
+        spawn: bool = True,
+        extra_config: str = "",
+    ) -> None:
+        self.workdir = Path(workdir)
+        self.port, self.api_port, self.gw_port = free_port(), free_port(), free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.admin_token = os.urandom(24).hex()
+        self.model_url, self.model, self.limits, self.slots = model_url, model, limits, slots
+        self.authenticator, self.spawn, self.extra_config = authenticator, spawn, extra_config
+        self.python = Path(sys.executable)
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def gateway(self) -> str:
+        """The gateway's API root, as learners' servers reach it (``ARGNB_CLASS_URL``)."""
+        return f"http://127.0.0.1:{self.gw_port}/services/argnb-gateway/v1"
+
+    def config(self) -> str:
+        proxy = find_proxy()
+        if proxy is None:
+            raise ArgnbError(
+                "configurable-http-proxy is not installed",
+                hint="npm install configurable-http-proxy (.ci/run does), or set ARGNB_CHP",
+            )
+        settings = {
+            "model_url": self.model_url,
+            "model": self.model,
+            "limits": self.limits or {},
+            "class_name": "argnb test class",
+            "port": self.gw_port,
+            "slots": self.slots,
+            "db_url": f"sqlite:///{self.workdir / 'usage.sqlite'}",
+        }
+        auth = {
+            "pam": "jupyterhub.auth.PAMAuthenticator",
+            "dummy": "jupyterhub.auth.DummyAuthenticator",
+        }[self.authenticator]
+        return f"""
+from argnb.classroom.hub import configure
+c = get_config()  # noqa
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {self.port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {self.api_port}
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
+c.JupyterHub.db_url = "sqlite:///{self.workdir / "hub.sqlite"}"
+c.JupyterHub.cookie_secret_file = "{self.workdir / "cookie_secret"}"
+c.JupyterHub.authenticator_class = {auth!r}
+c.Authenticator.allow_all = True
+c.Authenticator.admin_users = set()
+c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+c.Spawner.cmd = [{str(self.python)!r}, "-m", "jupyterhub.singleuser"]
+c.Spawner.default_url = "/lab"
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
+c.JupyterHub.services = [{{"name": "class-admin", "api_token": {self.admin_token!r}}}]
+c.JupyterHub.load_roles = [{{"name": "class-admin", "services": ["class-admin"],
+    "scopes": ["admin:users", "admin:servers", "tokens", "access:servers", "read:users"]}}]
+configure(c, python={sys.executable!r}, **{json.dumps(settings)})
+{self.extra_config}
+"""
+
+    def __enter__(self) -> Hub:
+        if self.spawn:
+            import tempfile
+
+            self.env_dir = Path(tempfile.mkdtemp(prefix="argnb-class-env-"))
+            self.python = learner_python(self.env_dir / "env")
+            os.chmod(self.env_dir, 0o755)
+        cfg = self.workdir / "jupyterhub_config.py"
+        cfg.write_text(self.config())
+        self.log = self.workdir / "hub.log"
+        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyterhub", "-f", str(cfg)],
+            cwd=self.workdir,
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+        _wait_http(f"{self.url}/hub/api/", self.proc, self.log, 90)
+        _wait_http(self.gateway + "/models", self.proc, self.log, 60, ok=(401,))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _stop(self.proc)
+        if self.spawn:
+            shutil.rmtree(self.env_dir, ignore_errors=True)
+
+    # -- the hub's REST API, as the class admin --------------------------------------------
+    def api(self, method: str, path: str, **kw: Any) -> Any:
+        import httpx
+
+        r = httpx.request(
+            method,
+            f"{self.url}/hub/api{path}",
+            headers={"Authorization": f"token {self.admin_token}"},
+            timeout=60,
+            **kw,
+        )
+        if r.status_code >= 400:
+            raise ArgnbError(f"hub API {method} {path}: HTTP {r.status_code} {r.text[:300]}")
+        return r.json() if r.content else None
+
+    def add_user(self, name: str) -> None:
+        self.api("POST", f"/users/{name}")
+
+    def token(self, name: str, scopes: list[str] | None = None) -> str:
+        """A new API token for ``name`` (by default: what a learner's server token holds)."""
+        from argnb.classroom.hub import access_scope
+
+        body = {"scopes": scopes or [access_scope()], "note": "argnb local class"}
+        return str(self.api("POST", f"/users/{name}/tokens", json=body)["token"])

@@ -1,0 +1,97 @@
+"""The instructor's page: usage per learner and lesson as a table and a bar plot, the limits,
+and who is waiting. Built from escaped pieces only: learner names and lesson names come from
+the hub and from request headers, so they are untrusted text."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from argnb.views import esc
+
+_CELL = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:right"
+
+
+def _bars(totals: dict[str, int], width: int = 560) -> str:
+    """Tokens per learner as a horizontal SVG bar chart (no plotting library on the server)."""
+    if not totals:
+        return "<p><i>No requests yet.</i></p>"
+    rows = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:100]
+    top = max(v for _, v in rows) or 1
+    h, label = 18, 150
+    parts = [
+        f"<svg role='img' aria-label='tokens per learner' width='{width}' "
+        f"height='{h * len(rows) + 4}' xmlns='http://www.w3.org/2000/svg' "
+        "style='font:12px sans-serif'>"
+    ]
+    for i, (name, value) in enumerate(rows):
+        y = i * h + 2
+        w = max(1, int((width - label - 90) * value / top))
+        parts.append(
+            f"<text x='{label - 6}' y='{y + 13}' text-anchor='end'>{esc(name[:24])}</text>"
+            f"<rect x='{label}' y='{y}' width='{w}' height='{h - 4}' fill='#4c78a8'/>"
+            f"<text x='{label + w + 4}' y='{y + 13}'>{value:,}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p><i>No requests yet.</i></p>"
+    head = "".join(
+        f"<th style='{_CELL}'>{h}</th>"
+        for h in (
+            "learner",
+            "lesson",
+            "requests",
+            "prompt tokens",
+            "completion tokens",
+            "seconds",
+            "failed",
+        )
+    )
+    body = "".join(
+        "<tr>"
+        f"<td style='{_CELL};text-align:left'>{esc(r['user'])}</td>"
+        f"<td style='{_CELL};text-align:left'>{esc(r['lesson'] or '-')}</td>"
+        f"<td style='{_CELL}'>{r['requests']:,}</td>"
+        f"<td style='{_CELL}'>{r['prompt_tokens']:,}</td>"
+        f"<td style='{_CELL}'>{r['completion_tokens']:,}</td>"
+        f"<td style='{_CELL}'>{r['seconds']:.1f}</td>"
+        f"<td style='{_CELL}'>{r['failed']:,}</td>"
+        "</tr>"
+        for r in rows
+    )
+    return f"<table style='border-collapse:collapse'><tr>{head}</tr>{body}</table>"
+
+
+def instructor_page(data: dict[str, Any]) -> str:
+    """The whole page, from :meth:`argnb.classroom.gateway.Gateway.report`'s data."""
+    totals: dict[str, int] = defaultdict(int)
+    for r in data["today"]:
+        totals[r["user"]] += r["prompt_tokens"] + r["completion_tokens"]
+    lim = data["defaults"]
+    queue = data["queue"]
+    waiting = "".join(
+        f"<li>{esc(name)}: {q['active']} running, {q['waiting']} waiting</li>"
+        for name, q in queue.items()
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{esc(data['class'])}: model usage</title></head>"
+        "<body style='font-family:sans-serif;max-width:1000px;margin:2em auto'>"
+        f"<h1>{esc(data['class'])}</h1>"
+        f"<p>Model <code>{esc(data['model'])}</code>; {data['busy']} of {data['slots']} "
+        "model slots busy now.</p>"
+        f"<p>Limits for every learner: {lim['tokens_per_day']:,} tokens a day, "
+        f"{lim['concurrent']} requests at once, {lim['waiting']} waiting. "
+        "Raise one learner's with <code>argnb class limits NAME --tokens-per-day N</code>.</p>"
+        "<h2>Now</h2>"
+        + (f"<ul>{waiting}</ul>" if waiting else "<p><i>Nobody is waiting.</i></p>")
+        + "<h2>Tokens today, per learner</h2>"
+        + _bars(dict(totals))
+        + "<h2>Usage per learner and lesson (all days)</h2>"
+        + _table(data["usage"])
+        + "<p><a href='usage.json'>usage.json</a> has the same data.</p></body></html>"
+    )

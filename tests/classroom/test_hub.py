@@ -1,0 +1,253 @@
+"""A class on one server, with real parts: JupyterHub from PyPI and configurable-http-proxy from
+npm, real local users (PAM login, LocalProcessSpawner: real homes, real permissions), the class
+gateway as a hub service, and llama.cpp's server with the embedded model as the class model.
+Everything listens on 127.0.0.1 and stops with the module.
+
+Needs root (to create users), configurable-http-proxy (``.ci/run`` installs it) and the embedded
+model; skips with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.classroom.learners import Learner, add_system_user, remove_system_user
+
+pytestmark = [pytest.mark.server, pytest.mark.model]
+ROOT = Path(__file__).resolve().parents[2]
+LIMIT = 200_000
+
+
+def _skip_reason() -> str | None:
+    from argnb.classroom.local import find_proxy
+    from argnb.llm.download import embedded_gguf
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return "creating real local users needs root"
+    if not shutil.which("useradd") or not shutil.which("chpasswd"):
+        return "needs useradd and chpasswd"
+    if find_proxy() is None:
+        return "needs configurable-http-proxy (npm install configurable-http-proxy)"
+    if embedded_gguf() is None:
+        return "needs the embedded model (make lab installs it)"
+    import site
+
+    from argnb.classroom.local import world_readable
+
+    for path in [ROOT / "argnb", *map(Path, site.getsitepackages())]:
+        if not world_readable(path):
+            return f"learners' servers cannot read {path} (a checkout in a private home)"
+    return None
+
+
+def lesson_cells() -> str:
+    """Lesson 01's setup cell and its first model cell, as a learner runs them."""
+    cells = json.loads((ROOT / "notebooks/01_fallacy_deliberation.ipynb").read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    setup = next(c for c in code if "backend = argnb.connect(" in c)
+    first = next(c for c in code if "classify(" in c and "my_argument" in c)
+    return setup + "\n" + first
+
+
+REPORT = """
+import json
+from argnb.llm.ledger import default_ledger
+calls = [e for e in default_ledger().entries if not e.cached]
+print(json.dumps({"backend": backend.describe(), "calls": len(calls),
+                  "tokens": sum(e.prompt_tokens + e.completion_tokens for e in calls)}))
+"""
+
+DEBATE_STEP = """
+from argnb.debate import Debater
+topic = "Cities should ban private cars from their centres"
+history = [("con", "Shops in the centre would lose the customers who come by car.")]
+turn = Debater(backend, "llm", name="Pro", words=40).next(topic, history, stance="pro")
+print("debate turn:", len(turn.text.split()), "words")
+"""
+
+PROBE = """
+import glob, json, os
+other, uid = {other!r}, {uid}
+found = {{"processes": 0, "environ_read": 0, "home": None}}
+for proc in glob.glob("/proc/[0-9]*"):
+    try:
+        if os.stat(proc).st_uid != uid:
+            continue
+    except OSError:
+        continue
+    found["processes"] += 1
+    try:
+        with open(proc + "/environ", "rb") as f:
+            found["environ_read"] += b"JUPYTERHUB_API_TOKEN" in f.read()
+    except OSError:
+        pass
+try:
+    os.listdir("/home/" + other)
+    found["home"] = "listed"
+except PermissionError:
+    found["home"] = "denied"
+found["own_token"] = bool(os.environ.get("JUPYTERHUB_API_TOKEN"))
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory):
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from argnb.classroom.local import Hub, ModelServer
+
+    work = tmp_path_factory.mktemp("class")
+    tag = secrets.token_hex(2)
+    names = [f"argnbt{tag}{i}" for i in range(4)]
+    learners: list[Learner] = []
+    try:
+        with (
+            ModelServer(work) as model,
+            Hub(
+                work, model_url=model.url, model=model.alias, limits={"tokens_per_day": LIMIT}
+            ) as hub,
+        ):
+            for name in names:
+                learners.append(Learner(hub.url, name, add_system_user(name)))
+            with ThreadPoolExecutor(4) as pool:
+                list(pool.map(lambda lr: (lr.login(), lr.spawn()), learners))
+            yield hub, model, learners, work
+    finally:
+        for name in names:
+            remove_system_user(name)
+
+
+def _usage(work: Path) -> dict[str, dict[str, int]]:
+    from argnb.classroom.usage import UsageStore
+
+    per: dict[str, dict[str, int]] = {}
+    for r in UsageStore(f"sqlite:///{work / 'usage.sqlite'}").summary():
+        d = per.setdefault(r["user"], {"tokens": 0, "requests": 0, "failed": 0, "estimated": 0})
+        d["tokens"] += r["prompt_tokens"] + r["completion_tokens"]
+        d["requests"] += r["requests"]
+        d["failed"] += r["failed"]
+        d["refused"] = d.get("refused", 0) + r["refused"]
+        d["estimated"] += r["estimated_tokens"]
+        d.setdefault("lessons", set()).add(r["lesson"])  # type: ignore[union-attr]
+    return per
+
+
+def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(classroom):
+    hub, _, learners, work = classroom
+    first = lesson_cells()
+
+    def lesson(lr: Learner) -> dict:
+        kernel = lr.open_notebook("01_fallacy_deliberation.ipynb")
+        for code in (first, DEBATE_STEP):
+            out = lr.run(kernel, code)
+            assert out.status == "ok", f"{lr.name}: {out.error}\n{out.traceback[-2000:]}"
+        report = lr.run(kernel, REPORT).last_json()
+        doctor = lr.run(kernel, "from argnb.doctor import check_class\nprint(check_class().detail)")
+        return {**report, "doctor": doctor.stdout.strip()}
+
+    with ThreadPoolExecutor(3) as pool:
+        reports = dict(zip([lr.name for lr in learners[:3]], pool.map(lesson, learners[:3])))
+    usage = _usage(work)
+    for name, rep in reports.items():
+        # nothing configured by the learner: the hub's settings made the class server the default
+        assert rep["backend"]["backend"] == "class", rep
+        assert rep["backend"]["base_url"] == hub.gateway
+        assert rep["calls"] >= 2 and rep["tokens"] > 0
+        # every token the model server counted for the learner's kernel is on the learner's own
+        # rows; streams that llama-cpp-python's server sends without counts are estimated there
+        # (and the kernel's ledger has 0 for them): the rows say which
+        mine = usage[name]
+        assert mine["tokens"] - mine["estimated"] == rep["tokens"], (name, mine, rep)
+        # each reply the kernel got is one request that went well; the failures are the
+        # structured-output step-down (the server refuses json_schema once), with no tokens
+        assert mine["requests"] - mine["failed"] == rep["calls"], (name, mine, rep)
+        assert usage[name]["lessons"] == {"01_fallacy_deliberation"}
+        assert rep["doctor"].startswith("class server: argnb test class via JupyterHub")
+        assert f"{LIMIT - mine['tokens']:,} of {LIMIT:,} tokens left" in rep["doctor"]
+
+
+def test_a_learner_over_the_limit_reads_one_line_and_the_reference_session_still_runs(classroom):
+    hub, _, learners, work = classroom
+    lr = learners[3]
+    kernel = lr.open_notebook("01_fallacy_deliberation.ipynb")
+    first = lr.run(kernel, lesson_cells())
+    assert first.status == "ok", first.traceback[-2000:]
+    # the instructor, on the hub host, lowers this learner's allowance below what they used
+    subprocess.run(
+        [sys.executable, "-m", "argnb.cli", "class", "limits", lr.name,
+         "--tokens-per-day", "100", "--db", f"sqlite:///{work / 'usage.sqlite'}"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    second = lr.run(kernel, "classify('Cats are better than dogs because I say so.', backend)")
+    line = "argnb: today's 100 tokens are used; your instructor can raise it"
+    assert second.stderr.strip() == line, second
+    assert "Traceback" not in second.stdout + second.stderr + second.traceback
+    replay = lr.run(
+        kernel,
+        "from argnb.fallacy.reference import load_reference, replay_reference\n"
+        "print(len(replay_reference(load_reference()).transcript.turns))",
+    )
+    assert replay.status == "ok" and int(replay.stdout) > 2, replay
+    usage = _usage(work)[lr.name]
+    assert usage["refused"] == 1  # the refused request, recorded with no tokens
+
+
+def test_no_token_a_wrong_token_or_a_token_without_access_is_refused(classroom):
+    hub, _, learners, _ = classroom
+    body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+    url = hub.gateway + "/chat/completions"
+    assert httpx.post(url, json=body).status_code == 401
+    wrong = {"Authorization": "Bearer " + secrets.token_hex(16)}
+    assert httpx.post(url, json=body, headers=wrong).status_code == 401
+    narrow = hub.token(learners[0].name, scopes=["read:users:name!user"])
+    assert (
+        httpx.post(url, json=body, headers={"Authorization": f"Bearer {narrow}"}).status_code == 401
+    )
+    own = {"Authorization": f"Bearer {learners[0].token}"}
+    assert (
+        httpx.get(hub.gateway.rsplit("/v1", 1)[0] + "/usage.json", headers=own).status_code == 403
+    )
+
+
+def test_no_learner_can_read_another_learners_token_environment_or_home(classroom):
+    _, _, learners, _ = classroom
+    a, b = learners[0], learners[1]
+    uid = int(subprocess.run(["id", "-u", b.name], capture_output=True, text=True).stdout)
+    kernel = a.open_notebook("probe.ipynb")
+    found = a.run(kernel, PROBE.format(other=b.name, uid=uid)).last_json()
+    assert found["processes"] >= 2, found  # b's server and kernel were there to be probed
+    assert found["environ_read"] == 0 and found["home"] == "denied", found
+    assert found["own_token"]  # a's own kernel holds a's token: that is how a is known
+
+
+def test_a_request_costs_what_the_model_server_counts(classroom):
+    hub, model, learners, work = classroom
+    body = {
+        "model": model.alias,
+        "messages": [{"role": "user", "content": "Name one reason to walk to school."}],
+        "max_tokens": 16,
+        "temperature": 0,
+    }
+    direct = httpx.post(model.url + "/chat/completions", json=body, timeout=120).json()["usage"]
+    before = _usage(work)[learners[2].name]["tokens"]
+    via = httpx.post(
+        hub.gateway + "/chat/completions",
+        json=body,
+        headers={"Authorization": f"Bearer {learners[2].token}"},
+        timeout=120,
+    ).json()["usage"]
+    assert via == direct
+    after = _usage(work)[learners[2].name]["tokens"]
+    assert after - before == direct["prompt_tokens"] + direct["completion_tokens"]
