@@ -25,6 +25,7 @@ defined anywhere else::
     ├── MapError (+ ValueError)   an argument-map operation would make the map inconsistent
     │   └── AIFError              a document that is not AIF in OVA's shape
     ├── LockTaken                 another writer holds a results file's lock (argnb.locks)
+    ├── QueueFull                 a learner has as many requests waiting as the class gateway allows
     ├── GradingError              the grader cannot start (exercises, submissions, sandbox)
     │   └── SeccompUnavailable (+ RuntimeError)  libseccomp missing or refused a rule
     ├── ClassDataError            a class data file is missing, empty or malformed
@@ -81,6 +82,10 @@ class BadRequest(BackendError):
 class AllowanceUsed(BackendError):
     """The class gateway refused: this learner's tokens for today are used. Its message is the
     one line a learner reads; retrying cannot help, only the instructor can raise the limit."""
+
+
+class QueueFull(ArgnbError):
+    """The class gateway already holds as many waiting requests of this learner as it may."""
 
 
 class BadResponse(BackendError):

@@ -32,6 +32,11 @@ def _store(url: str | None):  # -> UsageStore (sqlalchemy loads on first use)
         raise ArgnbError(
             f"cannot open {url}: {exc}", hint="pip install 'argnb[classroom]'"
         ) from exc
+    except Exception as exc:  # sqlalchemy: a malformed URL, a database that is not ours
+        raise ArgnbError(
+            f"cannot open the usage database {url!r}: {' '.join(str(exc).split())[:200]}",
+            hint="pass --db sqlite:///PATH/argnb-usage.sqlite (what hub.configure used)",
+        ) from exc
 
 
 def _usage(args: argparse.Namespace) -> int:

@@ -16,9 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-
-class QueueFull(Exception):
-    """A learner already has as many requests waiting as they may."""
+from argnb.errors import QueueFull
 
 
 @dataclass
@@ -46,7 +44,7 @@ class FairQueue:
         who = self._learners.setdefault(user, _Learner(limit))
         who.limit = limit
         if len(who.waiting) >= max_waiting:
-            raise QueueFull(user)
+            raise QueueFull(f"{user} has {max_waiting} requests waiting")
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         who.waiting.append(ready)
         self._dispatch()

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from argnb.classroom.fairqueue import FairQueue, QueueFull
+from argnb.classroom.fairqueue import FairQueue
 from argnb.classroom.usage import Limits, UsageStore, Use, today
+from argnb.errors import QueueFull
 
 log = logging.getLogger("argnb.gateway")
 #: the header argnb's backend sends with the lesson (notebook) a request comes from

@@ -29,7 +29,7 @@ def access_scope(service: str = SERVICE) -> str:
 
 def _set(section: Any, name: str, empty: Any) -> Any:
     """A copy of what the config file already set (traitlets gives a lazy value for unset keys)."""
-    value = section[name] if name in section else empty
+    value = section.get(name, empty)
     return type(empty)(value)
 
 

@@ -172,6 +172,12 @@ class UsageStore:
             rows = [dict(r._mapping) for r in conn.execute(q.order_by(u.c.user, u.c.lesson))]
         for r in rows:
             r["seconds"] = round(float(r["seconds"] or 0), 3)
-            for k in ("prompt_tokens", "completion_tokens", "failed", "refused", "estimated_tokens"):
+            for k in (
+                "prompt_tokens",
+                "completion_tokens",
+                "failed",
+                "refused",
+                "estimated_tokens",
+            ):
                 r[k] = int(r[k] or 0)
         return rows

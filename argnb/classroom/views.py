@@ -4,10 +4,12 @@ the hub and from request headers, so they are untrusted text."""
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from typing import Any
 
 from argnb.views import esc
+from argnb.words import shorten
 
 _CELL = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:right"
 
@@ -16,7 +18,7 @@ def _bars(totals: dict[str, int], width: int = 560) -> str:
     """Tokens per learner as a horizontal SVG bar chart (no plotting library on the server)."""
     if not totals:
         return "<p><i>No requests yet.</i></p>"
-    rows = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:100]
+    rows = heapq.nsmallest(100, totals.items(), key=lambda kv: (-kv[1], kv[0]))
     top = max(v for _, v in rows) or 1
     h, label = 18, 150
     parts = [
@@ -28,7 +30,7 @@ def _bars(totals: dict[str, int], width: int = 560) -> str:
         y = i * h + 2
         w = max(1, int((width - label - 90) * value / top))
         parts.append(
-            f"<text x='{label - 6}' y='{y + 13}' text-anchor='end'>{esc(name[:24])}</text>"
+            f"<text x='{label - 6}' y='{y + 13}' text-anchor='end'>{esc(shorten(name, 24))}</text>"
             f"<rect x='{label}' y='{y}' width='{w}' height='{h - 4}' fill='#4c78a8'/>"
             f"<text x='{label + w + 4}' y='{y + 13}'>{value:,}</text>"
         )

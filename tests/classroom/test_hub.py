@@ -158,7 +158,9 @@ def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(
         return {**report, "doctor": doctor.stdout.strip()}
 
     with ThreadPoolExecutor(3) as pool:
-        reports = dict(zip([lr.name for lr in learners[:3]], pool.map(lesson, learners[:3])))
+        reports = dict(
+            zip([lr.name for lr in learners[:3]], pool.map(lesson, learners[:3]), strict=True)
+        )
     usage = _usage(work)
     for name, rep in reports.items():
         # nothing configured by the learner: the hub's settings made the class server the default
@@ -179,7 +181,7 @@ def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(
 
 
 def test_a_learner_over_the_limit_reads_one_line_and_the_reference_session_still_runs(classroom):
-    hub, _, learners, work = classroom
+    _, _, learners, work = classroom
     lr = learners[3]
     kernel = lr.open_notebook("01_fallacy_deliberation.ipynb")
     first = lr.run(kernel, lesson_cells())
