@@ -56,6 +56,8 @@ class FairQueue:
             else:
                 with contextlib.suppress(ValueError):
                     who.waiting.remove(ready)
+                if not who.active and not who.waiting:
+                    self._learners.pop(user, None)
             raise
         try:
             yield

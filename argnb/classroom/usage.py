@@ -59,6 +59,10 @@ class UsageStore:
         import sqlalchemy as sa
 
         self._sa = sa
+        if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+            from pathlib import Path
+
+            Path(url[len("sqlite:///") :]).parent.mkdir(parents=True, exist_ok=True)
         self.engine = sa.create_engine(url, future=True)
         meta = sa.MetaData()
         self.usage = sa.Table(

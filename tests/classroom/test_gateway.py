@@ -1,0 +1,300 @@
+"""The class gateway's parts without a hub: the fair queue, the usage store, hub.configure, the
+class backend chosen by default, and the gateway itself in front of upstream servers that
+answer, hang, lie or are gone (argnb.llm.testserver). The hub's own token check is replaced by a
+table of tokens here; tests/classroom/test_hub.py runs the real one."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from argnb.classroom.fairqueue import FairQueue
+from argnb.classroom.gateway import Gateway, Settings, make_app
+from argnb.classroom.usage import Limits, UsageStore, Use
+from argnb.errors import AllowanceUsed, ArgnbError, BackendUnavailable, ModelNotFound, QueueFull
+from argnb.llm.classserver import ClassBackend, ClassSettings, class_settings, lesson
+from argnb.llm.scripted import ScriptedBackend
+from argnb.llm.testserver import ProtocolServer
+
+# -- the fair queue ----------------------------------------------------------------------------
+
+
+def test_a_greedy_learner_gets_one_turn_per_round_like_everyone_else() -> None:
+    async def run() -> list[str]:
+        q, order = FairQueue(slots=1), []
+
+        async def ask(user: str) -> None:
+            async with q.turn(user, limit=2, max_waiting=32):
+                order.append(user)
+                await asyncio.sleep(0.01)
+
+        greedy = [asyncio.create_task(ask("greedy")) for _ in range(10)]
+        await asyncio.sleep(0)  # the greedy learner's ten are queued first
+        others = [asyncio.create_task(ask(u)) for u in ("ana", "bo", "cy") for _ in range(2)]
+        await asyncio.gather(*greedy, *others)
+        return order
+
+    order = asyncio.run(run())
+    assert len(order) == 16
+    first_eight = order[:8]
+    # after the first greedy request, the others are served in turn before greedy goes again
+    assert first_eight.count("greedy") <= 3 and {"ana", "bo", "cy"} <= set(first_eight)
+    assert order[-4:] == ["greedy"] * 4  # what is left at the end is only the greedy queue
+
+
+def test_a_learner_never_has_more_than_their_limit_in_flight_and_a_full_queue_refuses() -> None:
+    async def run() -> tuple[int, bool]:
+        q, most, now = FairQueue(slots=4), 0, 0
+
+        async def ask() -> None:
+            nonlocal most, now
+            async with q.turn("ana", limit=2, max_waiting=5):
+                now += 1
+                most = max(most, now)
+                await asyncio.sleep(0.01)
+                now -= 1
+
+        tasks = [asyncio.create_task(ask()) for _ in range(7)]  # 2 in flight, 5 waiting
+        await asyncio.sleep(0)
+        refused = False
+        try:
+            async with q.turn("ana", limit=2, max_waiting=5):
+                pass
+        except QueueFull:
+            refused = True
+        await asyncio.gather(*tasks)
+        return most, refused
+
+    most, refused = asyncio.run(run())
+    assert most == 2 and refused
+
+
+def test_a_request_given_up_while_waiting_frees_its_place() -> None:
+    async def run() -> dict:
+        q = FairQueue(slots=1)
+        hold = asyncio.Event()
+
+        async def first() -> None:
+            async with q.turn("ana", 1, 4):
+                await hold.wait()
+
+        t1 = asyncio.create_task(first())
+        await asyncio.sleep(0)
+        waiting = asyncio.create_task(q.turn("bo", 1, 4).__aenter__())
+        await asyncio.sleep(0)
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        hold.set()
+        await t1
+        return {"busy": q.busy, "queue": q.snapshot()}
+
+    assert asyncio.run(run()) == {"busy": 0, "queue": {}}
+
+
+# -- usage and limits --------------------------------------------------------------------------
+
+
+def test_usage_adds_up_per_learner_and_lesson_and_limits_can_be_raised(tmp_path: Path) -> None:
+    store = UsageStore(f"sqlite:///{tmp_path / 'u.sqlite'}")
+    for user, lesson_name, p, c in [("ana", "01", 10, 5), ("ana", "01", 7, 3), ("bo", "04", 2, 2)]:
+        store.record(Use(user, lesson_name, "m", p, c, 0.5, "ok", 1.0e9 + 1))
+    store.record(Use("ana", "01", "m", 0, 0, 0.0, "refused", 1.0e9 + 2))
+    rows = {(r["user"], r["lesson"]): r for r in store.summary()}
+    assert rows["ana", "01"]["requests"] == 3 and rows["ana", "01"]["prompt_tokens"] == 17
+    assert rows["ana", "01"]["refused"] == 1 and rows["bo", "04"]["completion_tokens"] == 2
+    default = Limits(tokens_per_day=100, concurrent=2)
+    assert store.limits_for("ana", default) == default
+    store.set_limits("ana", tokens_per_day=400, concurrent=None)
+    assert store.limits_for("ana", default) == Limits(tokens_per_day=400, concurrent=2)
+    # a second store on the same file (the gateway restarted) sees today's totals
+    assert UsageStore(f"sqlite:///{tmp_path / 'u.sqlite'}").summary() == store.summary()
+    with pytest.raises(ValueError, match="positive whole number"):
+        store.set_limits("ana", tokens_per_day=0)
+
+
+def test_the_instructor_commands_read_and_set_the_database(tmp_path: Path, capsys) -> None:
+    from argnb.cli import main
+
+    db = f"sqlite:///{tmp_path / 'u.sqlite'}"
+    UsageStore(db).record(Use("ana", "01_fallacy", "m", 30, 12, 1.5, "ok", 1.0e9))
+    assert main(["class", "usage", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["prompt_tokens"] == 30
+    assert main(["class", "limits", "ana", "--tokens-per-day", "5000", "--db", db]) == 0
+    assert UsageStore(db).limits_for("ana", Limits()).tokens_per_day == 5000
+    assert main(["class", "limits", "ana", "--tokens-per-day", "-3", "--db", db]) == 2
+    assert main(["class", "usage", "--db", f"sqlite:///{tmp_path / 'none.sqlite'}"]) == 2
+    err = capsys.readouterr().err
+    assert "no usage database" in err and err.count("\n") == 2  # one line per refusal
+
+
+# -- the hub's configuration -------------------------------------------------------------------
+
+
+def test_configure_adds_the_service_the_scopes_and_the_learners_settings() -> None:
+    from traitlets.config import Config
+
+    from argnb.classroom.hub import configure
+
+    c = Config()
+    c.JupyterHub.services = [{"name": "other", "api_token": "x"}]
+    c.Spawner.environment = {"KEEP": "1"}
+    configure(c, model_url="http://gpu:8000/v1", model="m", api_key="sk-secret", port=9000,
+              limits={"tokens_per_day": 1000})  # fmt: skip
+    names = [s["name"] for s in c.JupyterHub.services]
+    assert names == ["other", "argnb-gateway"]
+    service = c.JupyterHub.services[1]
+    assert service["url"] == "http://127.0.0.1:9000"
+    assert service["environment"]["ARGNB_GATEWAY_UPSTREAM_KEY"] == "sk-secret"
+    assert json.loads(service["environment"]["ARGNB_GATEWAY_LIMITS"])["tokens_per_day"] == 1000
+    scope = "access:services!service=argnb-gateway"
+    assert scope in c.Spawner.server_token_scopes
+    user_role = next(r for r in c.JupyterHub.load_roles if r["name"] == "user")
+    assert set(user_role["scopes"]) == {"self", scope}
+    env = c.Spawner.environment
+    assert env["KEEP"] == "1" and env["ARGNB_CLASS_MODEL"] == "m"
+    assert env["ARGNB_CLASS_URL"] == "http://127.0.0.1:9000/services/argnb-gateway/v1"
+    assert "sk-secret" not in json.dumps(env)  # the model server's key stays with the gateway
+
+
+def test_the_class_server_is_the_default_only_where_the_hub_set_it_up(monkeypatch) -> None:
+    from argnb.config import connect, resolve
+
+    assert class_settings({"ARGNB_CLASS_URL": "http://x/v1"}) is None  # no hub token: no class
+    monkeypatch.setenv("ARGNB_CLASS_URL", "http://127.0.0.1:9/services/argnb-gateway/v1")
+    monkeypatch.setenv("ARGNB_CLASS_MODEL", "class-model")
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok")
+    assert resolve() == ("class", "class-model")
+    assert resolve("local") == ("local", "smollm2-135m")  # one line switches away from it
+    b = connect(make_default=False)
+    assert isinstance(b, ClassBackend) and "tok" not in json.dumps(b.describe())
+    monkeypatch.setenv("ARGNB_BACKEND", "local")
+    assert resolve()[0] == "local"
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN")
+    monkeypatch.delenv("ARGNB_BACKEND")
+    with pytest.raises(ArgnbError, match="no class server"):
+        resolve("class")
+    assert lesson({"JPY_SESSION_NAME": "/home/ana/notebooks/04_debate.ipynb"}) == "04_debate"
+
+
+# -- the gateway in front of real HTTP servers -------------------------------------------------
+
+
+class TokenTable:
+    """Stands in for HubOAuth: a token identifies a user (the real check is in test_hub.py)."""
+
+    def __init__(self, tokens: dict[str, str]) -> None:
+        self.tokens = tokens
+        self.access_scopes: set[str] = set()
+
+    async def get_user(self, handler: Any, sync: bool = False) -> dict | None:
+        header = handler.request.headers.get("Authorization", "")
+        name = self.tokens.get(header.split(" ", 1)[-1])
+        return {"name": name, "kind": "user", "scopes": []} if name else None
+
+    def check_scopes(self, scopes: set, model: dict) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def gateway(upstream: str, tmp_path: Path, **kw: Any) -> Iterator[tuple[str, Gateway]]:
+    """The gateway's app on a free port, on an event loop of its own thread."""
+    from tornado.httpserver import HTTPServer
+
+    settings = Settings(upstream=upstream, model="m", db_url=f"sqlite:///{tmp_path / 'g.sqlite'}",
+                        **kw)  # fmt: skip
+    gw = Gateway(settings, TokenTable({"t-ana": "ana", "t-bo": "bo"}))
+    ready, box = threading.Event(), {}
+
+    def serve() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        server = HTTPServer(make_app(gw, "/services/argnb-gateway/"))
+        socks = __import__("tornado.netutil").netutil.bind_sockets(0, "127.0.0.1")
+        server.add_sockets(socks)
+        box.update(loop=loop, port=socks[0].getsockname()[1])
+        ready.set()
+        loop.run_forever()
+
+    threading.Thread(target=serve, daemon=True).start()
+    ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{box['port']}/services/argnb-gateway/v1", gw
+    finally:
+        box["loop"].call_soon_threadsafe(box["loop"].stop)
+
+
+def learner(url: str, token: str = "t-ana") -> ClassBackend:
+    return ClassBackend(ClassSettings("test class", url, "m", token), max_retries=0, timeout=20)
+
+
+def upstream(**kw: Any) -> ProtocolServer:
+    return ProtocolServer(ScriptedBackend(lambda req: "a short answer", model="m"), **kw).start()
+
+
+def test_a_learner_over_the_limit_gets_the_one_line_and_nothing_reaches_the_model(tmp_path):
+    srv = upstream()
+    with gateway(srv.url + "/v1", tmp_path, limits=Limits(tokens_per_day=5)) as (url, _):
+        b = learner(url)
+        assert b.chat("hello there").text == "a short answer"  # 0 of 5 used: it goes through
+        seen = len(srv.requests)
+        with pytest.raises(AllowanceUsed) as err:
+            b.chat("and again")
+        assert str(err.value) == "today's 5 tokens are used; your instructor can raise it"
+        assert len(srv.requests) == seen  # refused at the gateway, not retried
+        assert b.allowance()["remaining"] == 0 and learner(url, "t-bo").chat("hi").text
+    srv.stop()
+
+
+def test_usage_of_streams_is_counted_by_the_server_or_marked_estimated(tmp_path):
+    for mode, estimated in (("send", False), ("ignore", True)):
+        srv = upstream(stream_usage=mode)
+        with gateway(srv.url + "/v1", tmp_path / mode) as (url, gw):
+            b = learner(url)
+            s = b.stream("tell me")
+            assert "".join(s) == "a short answer"
+            assert srv.requests[-1][1]["stream_options"] == {"include_usage": True}
+            rows = gw.store.summary()
+            assert rows[0]["requests"] == 1 and rows[0]["completion_tokens"] == 3
+            assert bool(rows[0]["estimated_tokens"]) is estimated
+        srv.stop()
+
+
+def test_unknown_token_model_or_body_is_refused_with_a_readable_error(tmp_path):
+    srv = upstream()
+    with gateway(srv.url + "/v1", tmp_path) as (url, _):
+        r = httpx.post(url + "/chat/completions", json={"messages": []})
+        assert r.status_code == 401 and "JupyterHub token" in r.json()["error"]["message"]
+        r = httpx.post(
+            url + "/chat/completions", content=b"{", headers={"Authorization": "Bearer t-ana"}
+        )
+        assert r.status_code == 400
+        with pytest.raises(ModelNotFound):
+            ClassBackend(ClassSettings("c", url, "m", "t-ana"), "gpt-5", max_retries=0).chat("x")
+    assert srv.requests == []
+    srv.stop()
+
+
+def test_a_model_server_that_is_gone_or_hangs_gives_one_line_not_a_wait(tmp_path):
+    from argnb.classroom.local import free_port
+
+    with gateway(f"http://127.0.0.1:{free_port()}/v1", tmp_path / "gone") as (url, gw):
+        r = httpx.post(url + "/chat/completions", json={"messages": []},
+                       headers={"Authorization": "Bearer t-ana"})  # fmt: skip
+        assert r.status_code == 502 and "tell your instructor" in r.json()["error"]["message"]
+        assert gw.store.summary()[0]["failed"] == 1
+    srv = upstream(faults=["hang"], hang_s=30)
+    with gateway(srv.url + "/v1", tmp_path / "hang", timeout=1.0) as (url, gw):
+        with pytest.raises(ArgnbError) as err:
+            learner(url).chat("hello")
+        assert "does not answer" in str(err.value) and not isinstance(err.value, BackendUnavailable)
+        assert gw.queue.busy == 0  # the slot came back
+    srv.stop()
