@@ -79,7 +79,7 @@ def default_work(out: Path) -> Path:
 
 #: never passed to the lessons: they run on the embedded model and need no server or key
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.I)
-_SERVERS = ("ARGNB_BACKEND", "ARGNB_MODEL", "OPENAI_BASE_URL", "OLLAMA_HOST")
+_SERVERS = ("ARGNB_BACKEND", "ARGNB_MODEL", "OPENAI_BASE_URL", "OLLAMA_HOST", "ARGNB_CLASS_URL")
 
 
 def lesson_env(work: Path, root: Path, base: dict[str, str] | None = None) -> dict[str, str]:
