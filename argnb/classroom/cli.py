@@ -69,6 +69,79 @@ def _limits(args: argparse.Namespace) -> int:
     return 0
 
 
+def _home_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("exercise", help="the exercise folder, e.g. 02_dialectic")
+    p.add_argument("--homes", default="/home", help="where the learners' homes are (/home)")
+    p.add_argument("--prefix", default="", help="home folder = PREFIX + hub name (TLJH: jupyter-)")
+    p.add_argument("--course", default="argnb-course", help="the course folder in each home")
+    p.add_argument("--only", default=None, help="these hub names only (comma-separated)")
+
+
+def _only(args: argparse.Namespace) -> set[str] | None:
+    return None if args.only is None else {n.strip() for n in args.only.split(",") if n.strip()}
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from argnb.classroom.homes import collect
+    from argnb.terminal import inert
+
+    got = collect(args.exercise, Path(args.to), root=Path(args.homes), prefix=args.prefix,
+                  course=args.course, only=_only(args))  # fmt: skip
+    for name, files in got.taken.items():
+        print(inert(f"{name}: {', '.join(files)}"))
+    for name, why in got.refused.items():
+        print(inert(f"{name}: refused {'; '.join(why)}"))
+    if got.missing:
+        print(inert(f"nothing handed in: {', '.join(got.missing)}"))
+    print(f"{len(got.taken)} learner(s) collected into {args.to}")
+    return 0
+
+
+def _return(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from argnb.classroom.homes import return_feedback
+    from argnb.exercises.pages import safe_name
+
+    folder = Path(args.feedback)
+    if not folder.is_dir():
+        raise ArgnbError(f"no feedback folder {folder}", hint="the grader's --feedback folder")
+    learners = sorted(p.name for p in Path(args.submissions).iterdir() if p.is_dir())
+    pages = {n: folder / f"{safe_name(n)}.html" for n in learners}
+    pages = {n: p for n, p in pages.items() if p.is_file()}
+    written = return_feedback(args.exercise, pages, root=Path(args.homes), prefix=args.prefix,
+                              course=args.course, only=_only(args))  # fmt: skip
+    for name, where in written.items():
+        print(f"{name}: {where}")
+    print(f"{len(written)} feedback page(s) returned")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from argnb.classroom.views import grades_usage_page
+
+    try:
+        grades = pd.read_csv(args.grades).to_dict("records")
+    except (OSError, ValueError) as exc:
+        raise ArgnbError(
+            f"cannot read {args.grades}: {exc}", hint="the grader's --out CSV"
+        ) from exc
+    if grades and not {"student", "points", "max_points"} <= set(grades[0]):
+        raise ArgnbError(f"{args.grades} is not a grades CSV", hint="the grader's --out CSV")
+    usage = _store(args.db).summary()
+    Path(args.out).write_text(grades_usage_page(args.exercise, grades, usage), encoding="utf-8")
+    print(
+        f"wrote {args.out}: {len({g['student'] for g in grades})} graded, {len(usage)} usage rows"
+    )
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("class", help="a class on JupyterHub: model usage and limits per learner")
     cmds = p.add_subparsers(dest="class_command", required=True)
@@ -82,3 +155,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     lim.add_argument("--concurrent", type=int, default=None, help="requests at once")
     lim.add_argument("--db", default=None, help=DB_HELP)
     lim.set_defaults(func=_limits)
+    c = cmds.add_parser("collect", help="copy each learner's exercise notebooks from their home")
+    _home_args(c)
+    c.add_argument("--to", required=True, help="the submissions folder (one folder per learner)")
+    c.set_defaults(func=_collect)
+    r = cmds.add_parser("return", help="put each learner's feedback page in their own home")
+    _home_args(r)
+    r.add_argument("--feedback", required=True, help="the grader's feedback folder")
+    r.add_argument("--submissions", required=True, help="the folder collect wrote")
+    r.set_defaults(func=_return)
+    rep = cmds.add_parser("report", help="grades beside each learner's model use (HTML)")
+    rep.add_argument("exercise")
+    rep.add_argument("--grades", required=True, help="the grader's CSV")
+    rep.add_argument("--db", default=None, help=DB_HELP)
+    rep.add_argument("--out", required=True)
+    rep.set_defaults(func=_report)

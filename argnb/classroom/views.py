@@ -97,3 +97,51 @@ def instructor_page(data: dict[str, Any]) -> str:
         + _table(data["usage"])
         + "<p><a href='usage.json'>usage.json</a> has the same data.</p></body></html>"
     )
+
+
+def grades_usage_page(
+    exercise: str, grades: list[dict[str, Any]], usage: list[dict[str, Any]]
+) -> str:
+    """The class report: each learner's points beside the model use that went into them.
+
+    ``grades`` are rows of the grader's CSV (student, points, max_points); ``usage`` the gateway's
+    summary rows (user, lesson, requests, tokens, seconds). A learner in only one of them still
+    gets a row: no grade, or no model use, is worth seeing."""
+    points: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for g in grades:
+        p = points[str(g["student"])]
+        p[0] += float(g["points"] or 0)
+        p[1] += float(g["max_points"] or 0)
+    used: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    for u in usage:
+        t = used[str(u["user"])]
+        t[0] += u["requests"]
+        t[1] += u["prompt_tokens"] + u["completion_tokens"]
+        t[2] += u["seconds"]
+    head = "".join(
+        f"<th style='{_CELL}'>{h}</th>"
+        for h in ("learner", "points", "model requests", "tokens", "model seconds")
+    )
+    body = "".join(
+        "<tr>"
+        f"<td style='{_CELL};text-align:left'>{esc(name)}</td>"
+        + (
+            f"<td style='{_CELL}'>{points[name][0]:g} / {points[name][1]:g}</td>"
+            if name in points
+            else f"<td style='{_CELL}'>not graded</td>"
+        )
+        + f"<td style='{_CELL}'>{int(used[name][0]):,}</td>"
+        f"<td style='{_CELL}'>{int(used[name][1]):,}</td>"
+        f"<td style='{_CELL}'>{used[name][2]:.1f}</td></tr>"
+        for name in sorted(set(points) | set(used))
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{esc(exercise)}: grades and model use</title></head>"
+        "<body style='font-family:sans-serif;max-width:900px;margin:2em auto'>"
+        f"<h1>{esc(exercise)}: grades and model use</h1>"
+        "<p>Points from the grader; requests, tokens and seconds from the class gateway (all "
+        "lessons). A high grade with little model use, or the reverse, is a conversation to "
+        "have, not a verdict.</p>"
+        f"<table style='border-collapse:collapse'><tr>{head}</tr>{body}</table></body></html>"
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -253,3 +254,86 @@ def test_a_request_costs_what_the_model_server_counts(classroom):
     assert via == direct
     after = _usage(work)[learners[2].name]["tokens"]
     assert after - before == direct["prompt_tokens"] + direct["completion_tokens"]
+
+
+HAND_IN = """
+import base64, os
+folder = os.path.expanduser("~/argnb-course/exercises/02_dialectic/student")
+os.makedirs(folder, exist_ok=True)
+target = os.path.join(folder, "ex2_grounded.ipynb")
+data, link = {data!r}, {link!r}
+if link:
+    os.symlink(link, target)  # the attack: hand in a file the learner cannot read
+    print(os.readlink(target))
+else:
+    with open(target, "wb") as f:
+        f.write(base64.b64decode(data))
+    print("handed in", len(data))
+"""
+
+PLANT = """
+import os
+folder = os.path.expanduser("~/argnb-course/feedback")
+os.makedirs(folder, exist_ok=True)
+os.symlink({target!r}, os.path.join(folder, "02_dialectic.html"))
+print(os.readlink(os.path.join(folder, "02_dialectic.html")))
+"""
+
+
+def _cli(*args: str, timeout: float = 600) -> str:
+    r = subprocess.run([sys.executable, "-m", "argnb.cli", *args], capture_output=True, text=True,
+                       timeout=timeout)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom, tmp_path):
+    import base64
+
+    _, _, learners, work = classroom
+    a, b, c, d = learners
+    exercise = ROOT / "exercises/02_dialectic"
+    solved = base64.b64encode((exercise / "solutions/ex2_grounded.ipynb").read_bytes()).decode()
+    blank = base64.b64encode((exercise / "student/ex2_grounded.ipynb").read_bytes()).decode()
+    for lr, data, link in ((a, solved, ""), (b, blank, ""), (c, "", "/etc/shadow")):
+        out = lr.run(lr.open_notebook("hand_in.ipynb"), HAND_IN.format(data=data, link=link))
+        assert out.status == "ok", out.traceback[-2000:]
+    assert c.run(c.open_notebook("x.ipynb"), "import os; print(os.path.islink("
+                 "os.path.expanduser('~/argnb-course/exercises/02_dialectic/student/"
+                 "ex2_grounded.ipynb')))").stdout.strip() == "True"  # fmt: skip
+    # d plants a link where its feedback would go, pointing at a's page
+    a_page = f"/home/{a.name}/argnb-course/feedback/02_dialectic.html"
+    assert d.run(d.open_notebook("p.ipynb"), PLANT.format(target=a_page)).stdout.strip() == a_page
+    homes = ["--homes", "/home", "--only", ",".join(lr.name for lr in learners)]
+    subs, fb = tmp_path / "subs", tmp_path / "fb"
+    said = _cli("class", "collect", "02_dialectic", "--to", str(subs), *homes)
+    assert f"{c.name}: refused ex2_grounded.ipynb: a link" in said, said
+    assert sorted(p.name for p in subs.iterdir() if p.is_dir()) == [a.name, b.name]
+    assert b"root:" not in b"".join(p.read_bytes() for p in subs.rglob("*") if p.is_file())
+    _cli("exercises", "grade", str(subs), "--exercise", "02_dialectic", "--out",
+         str(tmp_path / "grades.csv"), "--feedback", str(fb), "--jobs", "2")  # fmt: skip
+    from argnb.exercises.pages import safe_name
+
+    (fb / f"{safe_name(d.name)}.html").write_text("<p>a page for d, who handed nothing in</p>")
+    (subs / d.name).mkdir()
+    returned = _cli("class", "return", "02_dialectic", "--feedback", str(fb), "--submissions",
+                    str(subs), *homes)  # fmt: skip
+    assert f"{d.name}: not returned" in returned, returned  # d's link was not followed
+    for lr in (a, b):
+        page = Path(f"/home/{lr.name}/argnb-course/feedback/02_dialectic.html")
+        st = page.lstat()
+        uid = int(subprocess.run(["id", "-u", lr.name], capture_output=True, text=True).stdout)
+        assert st.st_uid == uid and oct(st.st_mode & 0o777) == "0o600"
+        assert page.read_text() == (fb / f"{safe_name(lr.name)}.html").read_text()
+        assert lr.name in page.read_text()
+    assert Path(a_page).read_text() == (fb / f"{safe_name(a.name)}.html").read_text()
+    assert not Path(f"/home/{c.name}/argnb-course/feedback").exists()
+    assert os.path.islink(f"/home/{d.name}/argnb-course/feedback/02_dialectic.html")
+    # the class report: grades beside each learner's model use
+    report = tmp_path / "report.html"
+    _cli("class", "report", "02_dialectic", "--grades", str(tmp_path / "grades.csv"), "--db",
+         f"sqlite:///{work / 'usage.sqlite'}", "--out", str(report))  # fmt: skip
+    html = report.read_text()
+    full = re.search(rf"<td[^>]*>{a.name}</td><td[^>]*>(\d+) / (\d+)</td><td[^>]*>(\d+)</td>", html)
+    assert full and full.group(1) != "0" and int(full.group(3)) > 0, html  # points and model use
+    assert "not graded" in html  # c and d: model use, no grade
