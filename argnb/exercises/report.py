@@ -239,10 +239,11 @@ def ratings_report(
     if shown.empty:
         # a ranking error compares critiques of one position: one rated critique (or one per
         # position) leaves nothing to rank, and every judge's error is undefined
+        positions = count(frame["position_id"].nunique(), "position")
         warnings.append(
-            f"no ranking errors: they compare critiques of the same position, and the class "
-            f"rated {count(len(frame), 'critique')} of {count(frame['position_id'].nunique(), 'position')}"
-            " -- rate at least two critiques of one position"
+            "no ranking errors: they compare critiques of the same position, and the class rated "
+            f"{count(len(frame), 'critique')} of {positions} -- rate at least two critiques of one "
+            "position"
         )
         right.text(0.5, 0.5, "no ranking errors:\nrate at least two critiques\nof one position",
                    ha="center", va="center", transform=right.transAxes)  # fmt: skip
