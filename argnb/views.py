@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from argnb.words import count
+
 if TYPE_CHECKING:
     from argnb.reference import ReferenceSession
     from argnb.transcript import Transcript
@@ -53,8 +55,13 @@ def render_html(tr: Transcript) -> str:
     parts.append("</table>")
     if tr.outcome:
         parts.append(f"<p><b>Outcome</b>{_payload_html(tr.outcome)}</p>")
+    # a replayed reference session's answers were written, not generated: no model cost to show
     c = tr.cost
-    parts.append(f"<p style='color:#666;font-size:85%'>{len(tr.turns)} turns, {c}</p></div>")
+    if tr.meta.get("reference"):
+        cost = f"{count(c.calls, 'authored answer')} replayed, no model called"
+    else:
+        cost = str(c)
+    parts.append(f"<p style='color:#666;font-size:85%'>{len(tr.turns)} turns, {cost}</p></div>")
     return "".join(parts)
 
 

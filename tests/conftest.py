@@ -82,7 +82,10 @@ def pytest_configure(config: pytest.Config) -> None:
     suite's JupyterLab and the website's build execute the same lessons, so each lesson's model
     calls are made once per run, by whichever runs it first (a fresh machine paid for every
     lesson three times). Made by the controller before pytest-xdist starts its workers, which
-    inherit it with the environment; a test still gets its own cache (``_isolated_user_dirs``)."""
+    inherit it with the environment; a test still gets its own cache (``_isolated_user_dirs``).
+    Every process (controller and workers) also starts nbval's kernels on Unix sockets
+    (:func:`nbval_kernels_on_unix_sockets`)."""
+    config.stash[_SOCKETS_KEY] = nbval_kernels_on_unix_sockets()
     if hasattr(config, "workerinput") or os.environ.get(RUN_CACHE):
         return
     path = tempfile.mkdtemp(prefix="argnb-run-cache-")
@@ -91,11 +94,54 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sockets = config.stash.get(_SOCKETS_KEY, None)
+    if sockets:
+        shutil.rmtree(sockets, ignore_errors=True)
     path = config.stash.get(_RUN_CACHE_KEY, None)
     if path:
         shutil.rmtree(path, ignore_errors=True)
         for var in (RUN_CACHE, "ARGNB_CACHE_DIR"):
             os.environ.pop(var, None)
+
+
+_SOCKETS_KEY = pytest.StashKey[str]()
+
+
+def nbval_kernels_on_unix_sockets() -> str | None:
+    """Make nbval start its kernels on ZeroMQ's ``ipc`` transport (Unix sockets in a folder of
+    this process, returned) instead of TCP ports on localhost.
+
+    Why: ``make test`` once failed with "Kernel died before replying to kernel_info" for all
+    cells of one nbval notebook. jupyter_client picks a TCP kernel's five ports by binding each
+    to port 0 and closing it again, then writes them into the connection file; the kernel binds
+    them only once it has started, seconds later under load, and ipykernel exits if one is taken
+    by then (one attempt for a given port; nbval sends its stderr to /dev/null, so the "Address
+    already in use" is never seen). jupyter_client only keeps one *process* from handing a port
+    out twice (``LocalPortCache``, its issue #487); the two pytest-xdist workers are two
+    processes, each starting kernels, next to JupyterLab's kernels, test servers on free ports
+    and Chromium's connections. A Unix socket path named by this process cannot be taken by
+    another one: there is no port to race for. nbval has no option for the transport, so its
+    kernel manager class is replaced by one that always uses ``ipc``."""
+    try:
+        import nbval.kernel
+        from jupyter_client.manager import KernelManager
+    except ImportError:  # nbval is a dev dependency: without it there is nothing to set up
+        return None
+    import itertools
+
+    folder = tempfile.mkdtemp(prefix="argnb-kernels-")  # short: a socket path has ~107 bytes
+    numbers = itertools.count(1)
+
+    class UnixSocketKernelManager(KernelManager):
+        """A kernel manager whose kernel listens on Unix sockets ``<folder>/<n>-<channel>``."""
+
+        def __init__(self, **kwargs: object) -> None:
+            kwargs.setdefault("transport", "ipc")
+            super().__init__(**kwargs)
+            self.ip = os.path.join(folder, str(next(numbers)))
+
+    nbval.kernel.KernelManager = UnixSocketKernelManager
+    return folder
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
 
@@ -67,3 +68,15 @@ def accepting(proc: subprocess.Popen, port: int, timeout: float) -> bool:
             except subprocess.TimeoutExpired:
                 continue
             return False
+
+
+def unix_socket_kernels(env: dict[str, str]) -> tuple[list[str], str]:
+    """The JupyterLab option that starts its kernels on Unix sockets, not TCP ports, and the
+    runtime folder (set in ``env``; the caller removes it when the server has stopped).
+
+    Why: a TCP kernel dies when another process takes one of its ports before it has started
+    (see :func:`tests.conftest.nbval_kernels_on_unix_sockets`). The socket paths are in the
+    runtime folder, which must be short: a socket path has about 107 bytes."""
+    runtime = tempfile.mkdtemp(prefix="argnb-lab-")
+    env["JUPYTER_RUNTIME_DIR"] = runtime
+    return ["--KernelManager.transport=ipc"], runtime

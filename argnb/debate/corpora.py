@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from argnb.debate.inputs import read_rows
 from argnb.debate.memory import AddResult, Record, Store
-from argnb.errors import ArgnbError
+from argnb.errors import ArgnbError, DataError
 from argnb.transcript import Transcript
 
 FORMATS = ("iq2", "ibm-speeches", "claims", "jsonl", "csv", "transcript", "example")
@@ -240,6 +240,38 @@ def example_path() -> Path:
     return EXAMPLE_FILE
 
 
+#: the two corpora in the debate-row layout, as an error names them
+CORPUS_NAMES = {"iq2": "the IQ2 debates", "ibm-speeches": "the IBM debate speeches"}
+
+
+def corpus_of(row: dict[str, Any]) -> str | None:
+    """Which corpus of the debate-row layout a row shows it comes from, if it says: IQ2 has
+    moderator and host turns and ``meta.source`` "iq2"; IBM's recorded speeches have
+    ``meta.source`` "ibm-…" and ids "ibm-speech-…". A row of one's own table says nothing."""
+    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    source = str(meta.get("source") or "").lower()
+    debate_id = str(row.get("debate_id") or "").lower()
+    stance = str(row.get("stance") or "").strip().lower()
+    if source.startswith("iq2") or debate_id.startswith("iq2-") or stance in ("moderator", "host"):
+        return "iq2"
+    if source.startswith("ibm") or debate_id.startswith("ibm-speech"):
+        return "ibm-speeches"
+    return None
+
+
+def _of_corpus(rows: Iterable[dict[str, Any]], fmt: str, path: str | Path) -> Iterator[dict]:
+    """``rows``, refusing the first that comes from the other corpus: records built from IQ2
+    with ``--from ibm-speeches`` would carry the wrong source, silently."""
+    for n, row in enumerate(rows, 1):
+        other = corpus_of(row)
+        if other is not None and other != fmt:
+            raise DataError(
+                f"{path}: row {n} is from {CORPUS_NAMES[other]}, not {CORPUS_NAMES[fmt]}",
+                hint=f"build it with --from {other}",
+            )
+        yield row
+
+
 def records(
     fmt: str,
     path: str | Path | None = None,
@@ -276,7 +308,7 @@ def records(
             rows, source or "claims", report, split=False, min_words=1, debate=debate
         )
     elif fmt in ("iq2", "ibm-speeches"):
-        yield from debate_rows(rows, source or fmt, report, **kw)
+        yield from debate_rows(_of_corpus(rows, fmt, path), source or fmt, report, **kw)
     else:
         yield from debate_rows(rows, source or f"{fmt}:{Path(path).stem}", report, **kw)
 

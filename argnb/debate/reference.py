@@ -62,7 +62,7 @@ async def areplay_turn(
 ) -> NextUtterance:
     """Replay an authored turn through the pipeline; raise
     :class:`~argnb.reference.ReferenceMismatch` if the pipeline disagrees with the file."""
-    s = load("debate", session, protocol="debate.turn")
+    s = load("debate", session, protocol="debate.turn", needs=("motion",))
     play = s.player()
     setup = s.setup
     writer = setup.get("writer", "Pro")
@@ -98,6 +98,8 @@ def history(s: ReferenceSession) -> list[tuple[str, str]]:
 
 
 DEBATE = "debate"
+#: the setup a simulated debate reads: the motion, who speaks for each side, and the judges
+SIMULATE_NEEDS = ("motion", "pro", "con", "pro_team", "con_team", "stance_judge")
 
 
 def debate_outcome(tr: Transcript) -> dict[str, Any]:
@@ -120,7 +122,7 @@ def replay_debate(
     raise :class:`~argnb.reference.ReferenceMismatch` if the simulation disagrees with the file."""
     from argnb.debate.simulate import simulate
 
-    s = load("debate", session, protocol="debate.simulate")
+    s = load("debate", session, protocol="debate.simulate", needs=SIMULATE_NEEDS)
     play = s.player()
     setup = s.setup
     retriever = _retriever(setup)

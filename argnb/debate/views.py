@@ -134,8 +134,8 @@ def utterance_box(t: Turn) -> str:
 
 
 def live_box(step: str, lines: Sequence[str], speaker: str, side: str) -> str:
-    """What the agent is doing now, labelled by its step ("draft…"), with the text that step
-    has made so far (streamed draft words, predicates, keywords); replaced by the final reply."""
+    """What the agent is doing now, labelled by its step ("writing a draft…"), with the text that
+    step has made so far (streamed draft words, predicates, keywords); replaced by the final reply."""
     style = _BOX.format(c=SIDE_COLOURS.get(side, "#999"))
     body = "".join(f"<div>{e(x)}</div>" for x in lines if x.strip())
     return (
@@ -186,7 +186,10 @@ def outcome_text(tr: Transcript) -> str:
     """A finished debate's outcome and cost in words (a replayed reference debate cost nothing:
     its answers were written, not generated)."""
     o = tr.outcome
-    failures = ", ".join(str(n + 1) for n in o.get("stance_failures", [])) or "none"
+    # ``stance_failures`` holds 0-based indexes of generated turns; a reader counts turns from
+    # 1, and the turns given beforehand come first in the view
+    given = o.get("turns", 0) - o.get("generated", 0)
+    failures = ", ".join(f"{given + n + 1}" for n in o.get("stance_failures", [])) or "none"
     paid = _cost(tr.turns)
     return (
         f"{count(o.get('turns', 0), 'turn')} ({o.get('generated', 0)} generated), ended: "

@@ -2,8 +2,8 @@
 
     motion (from the memory, or your own) · your side · [Start] [Replay the reference turn]
     dialogue panel: your turns and the agent's
-    live panel: the step the agent is in ("finding your premises…", "draft…", …) from the moment
-    you press Send, what each step made, the draft streaming in; replaced by the reply
+    live panel: the step the agent is in ("finding your premises…", "writing a draft…", …) from
+    the moment you press Send, what each step made, the draft streaming in; replaced by the reply
     your turn: [text box] [Send]
     the agent's steps for its last reply: keywords, retrieved passages and their schemes, the
     flaws it found in YOUR argument, drafts, the judge's verdicts, the revisions
@@ -36,7 +36,7 @@ MAX_CHARS = 3000
 STEP_WORDS = {
     "logic": "finding your premises…",
     "retrieval": "recalling earlier debates…",
-    "draft": "draft…",
+    "draft": "writing a draft…",
     "judge": "checking the draft…",
     "revision": "revising the draft…",
 }
@@ -274,8 +274,8 @@ class DebateWidget(Working):
         self.dialogue.value = head + body
 
     def _on_event(self, e: Event) -> None:
-        """Show each step as it begins and what it makes, labelled ("draft…"); the final reply
-        replaces all of it."""
+        """Show each step as it begins and what it makes, labelled ("writing a draft…"); the final
+        reply replaces all of it."""
         if e.kind == "step":
             self._step = STEP_WORDS.get(e.label, e.label)
             if e.label == "logic":

@@ -71,17 +71,40 @@ def csv_files(source: str | Path) -> list[Path]:
     return files
 
 
+def _check_header(f: Path) -> None:
+    """A column named twice is an error: pandas would rename the second copy (``x.1``) and read
+    only the first, so half the answers would vanish without a word."""
+    try:
+        with f.open(encoding="utf-8", newline="") as stream:
+            header = next(csv.reader(stream), [])
+    except (UnicodeDecodeError, csv.Error):
+        return  # the CSV reader below says what is wrong with the file
+    names = [h.strip() for h in header]
+    twice = sorted({n for n in names if n and names.count(n) > 1})
+    if twice:
+        raise ClassDataError(
+            f"{f}: {', '.join(repr(n) for n in twice)} "
+            f"{'is' if len(twice) == 1 else 'are'} in the header more than once",
+            hint="keep one column of each name",
+        )
+
+
 def _read(files: list[Path]) -> Any:
     import pandas as pd
 
     frames = []
     for f in files:
+        _check_header(f)
         try:
             df = pd.read_csv(f, dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise ClassDataError(f"{f}: not a readable CSV ({exc})".splitlines()[0]) from None
         df = restore_frame(df)  # cells written with a leading ' against spreadsheet formulas
         df.columns = [str(c).strip() for c in df.columns]
+        if df.empty:
+            raise ClassDataError(
+                f"{f}: only a header, no rows", hint="collect the forms or ratings into it first"
+            )
         df.insert(0, "file", f.name)
         df["row"] = range(2, len(df) + 2)
         frames.append(df)

@@ -109,8 +109,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from argnb.cli_common import output_path
     from argnb.exercises.report import write_report
 
-    path = write_report(args.folder, args.kind, output_path(args.out))
-    print(f"wrote {path}")
+    out = output_path(args.out)
+    report = write_report(args.folder, args.kind, out)
+    for w in report.warnings:
+        print("warning:", w, file=sys.stderr)
+    print(f"wrote {out}")
     return 0
 
 

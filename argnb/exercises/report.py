@@ -28,6 +28,7 @@ from argnb.exercises.classdata import (
     read_ratings,
 )
 from argnb.views import esc
+from argnb.words import count
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Report:
     tables: dict[str, Any] = field(default_factory=dict)
     texts: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: what the data could not show (the command prints each; the page leads with them)
+    warnings: list[str] = field(default_factory=list)
 
     def png(self) -> str:
         """The figure as base64 PNG."""
@@ -232,23 +235,40 @@ def ratings_report(
 
     metric = "weighted_pairwise_ranking_error"
     shown = board.dropna(subset=[metric])
-    ys = np.arange(len(shown))
-    colors = [
-        "#1f5fbf"
-        if j == "class mean"
-        else "#d4651a"
-        if j in models
-        else "#9aa5b1"
-        if j in students
-        else "#444444"
-        for j in shown.index
-    ]
-    bounds = shown[metric + "_ci"].str.strip("[]").str.split(",", expand=True).astype(float)
-    errors = [shown[metric] - bounds[0], bounds[1] - shown[metric]]
-    right.barh(ys, shown[metric], xerr=errors, color=colors, ecolor="#666666", capsize=2)
-    right.set_yticks(ys, shown.index, fontsize=8)
-    right.invert_yaxis()
-    right.set_xlabel("weighted pairwise ranking error vs experts (lower is better)")
+    warnings = []
+    if shown.empty:
+        # a ranking error compares critiques of one position: one rated critique (or one per
+        # position) leaves nothing to rank, and every judge's error is undefined
+        positions = count(frame["position_id"].nunique(), "position")
+        warnings.append(
+            "no ranking errors: they compare critiques of the same position, and the class rated "
+            f"{count(len(frame), 'critique')} of {positions} -- rate at least two critiques of one "
+            "position"
+        )
+        right.text(0.5, 0.5, "no ranking errors:\nrate at least two critiques\nof one position",
+                   ha="center", va="center", transform=right.transAxes)  # fmt: skip
+        right.set_axis_off()
+    else:
+        ys = np.arange(len(shown))
+        colors = [
+            "#1f5fbf"
+            if j == "class mean"
+            else "#d4651a"
+            if j in models
+            else "#9aa5b1"
+            if j in students
+            else "#444444"
+            for j in shown.index
+        ]
+        low, high = _ci_bounds(shown[metric + "_ci"])
+        value = shown[metric].to_numpy(dtype=float)
+        # a percentile interval need not contain the point estimate (and its bounds are rounded
+        # to 3 places): a whisker is never negative, a missing interval has none
+        errors = np.nan_to_num(np.clip([value - low, high - value], 0, None))
+        right.barh(ys, value, xerr=errors, color=colors, ecolor="#666666", capsize=2)
+        right.set_yticks(ys, shown.index, fontsize=8)
+        right.invert_yaxis()
+        right.set_xlabel("weighted pairwise ranking error vs experts (lower is better)")
     right.set_title("Students, class mean and models scored like judges")
 
     notes = [
@@ -269,7 +289,30 @@ def ratings_report(
         "kendall_tau_overall",
     ]
     board = board[[c for c in keep if c in board.columns]]
-    return Report("Class ratings vs experts vs models", frame, fig, {"judges": board}, {}, notes)
+    return Report(
+        "Class ratings vs experts vs models",
+        frame,
+        fig,
+        {"judges": board},
+        {},
+        [f"Warning: {w}." for w in warnings] + notes,
+        warnings,
+    )
+
+
+def _ci_bounds(cis: Any) -> tuple[Any, Any]:
+    """The two bounds of ``"[0.1, 0.3]"`` intervals as float arrays (NaN for ``"n/a"``)."""
+    import numpy as np
+
+    pairs = []
+    for text in cis:
+        try:
+            low, high = (float(x) for x in str(text).strip("[] ").split(","))
+        except ValueError:
+            low = high = math.nan
+        pairs.append((low, high))
+    bounds = np.array(pairs, dtype=float).reshape(-1, 2)
+    return bounds[:, 0], bounds[:, 1]
 
 
 # -- feedback forms ------------------------------------------------------------------------------
@@ -332,12 +375,14 @@ def feedback_report(source: str | Path) -> Report:
     return Report("Roundtable feedback", frame, fig, tables, texts, notes)
 
 
-def write_report(source: str | Path, kind: str, out: str | Path) -> Path:
-    """The ``argnb exercises report`` command: build the report of ``kind`` and save it as HTML."""
+def write_report(source: str | Path, kind: str, out: str | Path) -> Report:
+    """The ``argnb exercises report`` command: build the report of ``kind`` and save it as HTML
+    (the report is returned: the command prints its warnings)."""
     if kind == "ratings":
         report = ratings_report(source)
     elif kind == "feedback":
         report = feedback_report(source)
     else:
         raise ClassDataError(f"unknown report kind {kind!r}", hint="use ratings or feedback")
-    return report.save(out)
+    report.save(out)
+    return report

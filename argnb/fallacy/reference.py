@@ -32,7 +32,7 @@ def replay_reference(
 ) -> DeliberationResult:
     """Replay an authored deliberation through the protocol; raise
     :class:`~argnb.reference.ReferenceMismatch` if the protocol disagrees with the file."""
-    s = load("fallacy", session, protocol="fallacy.deliberation")
+    s = load("fallacy", session, protocol="fallacy.deliberation", needs=("argument",))
     play = s.player()
     setup = s.setup
     agents = [Agent(name, play.backend(name)) for name in setup.get("agents", s.agents)]

@@ -61,7 +61,7 @@ def replay_session(
     :class:`~argnb.reference.ReferenceMismatch` if the session disagrees with the file."""
     from argnb.fallacy.baselines import Baseline
 
-    s = load("roundtable", session, protocol="roundtable.session")
+    s = load("roundtable", session, protocol="roundtable.session", needs=("topic", "deliberators"))
     setup = s.setup
     human = str(setup.get("human", "You"))
     play = s.player(people=[human])

@@ -27,6 +27,7 @@ import pytest
 
 from tests.conftest import RUN_CACHE
 from tests.serve import serve as _serve
+from tests.serve import unix_socket_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ARGNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -104,7 +105,6 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
         **os.environ,
         "JUPYTER_DATA_DIR": str(state / "data"),
         "JUPYTER_CONFIG_DIR": str(state / "config"),
-        "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
         # the run's response cache (tests/conftest.py), never the user's: a lesson's model calls
         # are made once per run, here or by nbval or the site build; widget turns are new prompts
         "ARGNB_CACHE_DIR": os.environ[RUN_CACHE],
@@ -115,6 +115,7 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
     }
     for var in ("ARGNB_BACKEND", "ARGNB_MODEL", "ARGNB_CACHE"):
         env.pop(var, None)
+    sockets, runtime = unix_socket_kernels(env)  # kernels on Unix sockets, as nbval's
     for name, value in SETTINGS.items():
         path = state / "config" / "lab" / "user-settings" / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,16 +126,17 @@ def lab(playwright_api, course: Path, tmp_path_factory: pytest.TempPathFactory) 
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={course}",
         "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *sockets,
     ]  # fmt: skip
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # CI containers run as root
     proc = _serve(cmd, env, log, "is running at", "JupyterLab", 120, cwd=course, port=port)
     url = f"http://127.0.0.1:{port}"
     try:
-        yield {"url": url, "course": course, "env": env, "log": log}
+        yield {"url": url, "course": course, "env": env, "log": log, "runtime": runtime}
     finally:
         _stop(proc)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

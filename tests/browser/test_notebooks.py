@@ -446,6 +446,8 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         nb = Notebook(page, lab, f"notebooks/{name}").open()
         nb.run_all()
         ran = time.monotonic()
+        kernels = [json.loads(f.read_text()) for f in Path(lab["runtime"]).glob("kernel-*.json")]
+        assert kernels and {k["transport"] for k in kernels} == {"ipc"}, "no kernel on TCP ports"
         check_live(nb, name, shots)
         assert nb.console_errors == [], nb.console_errors
         kept = None

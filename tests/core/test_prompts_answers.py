@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import sys
 
 import pytest
@@ -89,3 +90,30 @@ def test_prompts_show_and_copy_work_without_a_clone(tmp_path):
     argnb.prompts.copy("fallacy", copied)
     assert (copied / "cot.md").read_text() == "edited", "an edited copy is kept"
     assert (copied / "deliberate.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("call", "says"),
+    [
+        (lambda d: argnb.prompts.show("../../etc"), "no module '../../etc' with prompts"),
+        (lambda d: argnb.prompts.show("exercises"), "no module 'exercises' with prompts"),
+        (lambda d: argnb.prompts.show("fallacy", "../../../README"), "no prompt '../../../README'"),
+        (lambda d: argnb.prompts.show("fallacy", "/etc/passwd"), "no prompt '/etc/passwd'"),
+        (lambda d: argnb.prompts.copy("exercises", d / "mine"), "no module 'exercises'"),
+        (lambda d: argnb.prompts.copy("../dialectic", d / "mine"), "no module '../dialectic'"),
+        (lambda d: argnb.prompts.copy("fallacy", d / "taken.md"), "is a file, not a folder"),
+        (lambda d: argnb.prompts.copy("fallacy", d / "taken.md" / "x"), "cannot copy"),
+    ],
+)
+def test_prompts_show_and_copy_refuse_what_is_not_a_modules_prompt(tmp_path, call, says):
+    """A path, a module without prompts or a file as the target: one clear error naming what
+    exists, nothing read outside a module's prompts folder and nothing written."""
+    (tmp_path / "taken.md").write_text("mine")
+    with pytest.raises(ArgnbError, match=re.escape(says)) as info:
+        call(tmp_path)
+    assert "one of:" in str(info.value) or "folder" in str(info.value)
+    assert (tmp_path / "taken.md").read_text() == "mine"
+    assert not (tmp_path / "mine").exists()
+    assert argnb.prompts.modules_with_prompts() == [
+        "critique", "debate", "dialectic", "fallacy", "roundtable"
+    ]  # fmt: skip

@@ -113,3 +113,35 @@ def test_errors_are_one_line(tmp_path, capsys):
 def test_schemes_command(capsys):
     assert main(["debate", "schemes", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 7
+
+
+def _debate_rows(corpus: str) -> list[dict]:
+    """A few rows in the debate-row layout, written by us, marked as ``corpus`` marks them."""
+    said = "A city that closes its centre to cars gives the street back to people on foot."
+    if corpus == "iq2":
+        return [
+            {"debate_id": "iq2-d1", "topic": "Ban cars", "turn": 0, "stance": "moderator",
+             "speaker": "M", "text": "Welcome to tonight's debate on banning cars.",
+             "meta": {"source": "iq2"}},
+            {"debate_id": "iq2-d1", "topic": "Ban cars", "turn": 1, "stance": "pro",
+             "speaker": "P", "text": said, "meta": {"source": "iq2"}},
+        ]  # fmt: skip
+    return [
+        {"debate_id": "ibm-speech-motion-1", "topic": "Ban cars", "turn": 0, "stance": "pro",
+         "speaker": "p", "text": said, "meta": {"source": "ibm-recorded-debating-v4"}},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("corpus", "said"), [("iq2", "ibm-speeches"), ("ibm-speeches", "iq2")])
+def test_memory_build_refuses_the_other_corpus(tmp_path, capsys, corpus, said):
+    """An IQ2 file built ``--from ibm-speeches`` (or the reverse) would give records with the
+    wrong source: one line, exit 2, no memory written; the right ``--from`` builds it."""
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in _debate_rows(corpus)) + "\n")
+    db = tmp_path / "m.db"
+    assert main(["debate", "memory", "build", "--from", said, str(path), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert f"--from {corpus}" in err and "row 1 is from the" in err
+    assert not db.exists()
+    assert main(["debate", "memory", "build", "--from", corpus, str(path), "--db", str(db)]) == 0

@@ -16,7 +16,7 @@ from argnb.debate.retrieve import Retriever
 from argnb.debate.schemas import StanceAnswer
 from argnb.debate.simulate import simulate
 from argnb.debate.stance import holds
-from argnb.debate.views import debate_html, utterance_html
+from argnb.debate.views import debate_html, outcome_text, utterance_html
 from argnb.errors import ArgnbError, BackendUnavailable
 from argnb.llm import ScriptedBackend
 from argnb.transcript import Transcript
@@ -256,6 +256,8 @@ def test_a_simulation_alternates_checks_every_turn_and_round_trips(tmp_path):
     checks = [t for t in tr.turns if t.payload.kind == "debate.stance_check"]
     # the con side's judge says every turn is for the motion: the con turns fail
     assert len(checks) == 4 and tr.outcome["stance_failures"] == [0, 2]
+    # counted as a reader counts the turns shown, the given one first: the con turns, 2 and 4
+    assert "turns failing the stance check: 2, 4;" in outcome_text(tr)
     back = Transcript.load(tr.save(tmp_path / "debate.json"))
     assert back.model_dump() == tr.model_dump()
     m = debate_map(back)

@@ -84,6 +84,8 @@ def test_the_live_panel_names_each_step_shows_what_it_made_and_gives_way_to_the_
     d = Debater(b, "rdebater", Retriever(example_memory(), method="bm25", k=3), name="Agent")
     w = DebateWidget(d, ["Cities should close their centres to cars"], autosave=None)
     w.live.observe(lambda ch: panels.append(ch["new"]), names="value")
+    statuses: list[str] = []
+    w.status.observe(lambda ch: statuses.append(ch["new"]), names="value")
     w.start()
     w.send(f"Fumes harm children on their way to school. {EVIL}")
     w.wait(30)
@@ -97,6 +99,8 @@ def test_the_live_panel_names_each_step_shows_what_it_made_and_gives_way_to_the_
     assert "flaws: false dichotomy" in at_request[kw]
     streamed = [p for p in panels if "draft…" in p and "Shops adapt" in p]
     assert streamed, "the draft's words show while it is written, under its label"
+    assert any("writing a draft…" in p for p in panels)
+    assert "The agent is writing a draft…" in " ".join(statuses), "a sentence, not 'is draft…'"
     assert any("checking the draft…" in p for p in panels)
     assert all("<script>" not in p and "<img" not in p for p in panels)
     assert w.live.value == "" and "Shops adapt" in w.dialogue.value  # the reply replaces it

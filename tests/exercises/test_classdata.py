@@ -164,3 +164,65 @@ def test_report_tables_have_one_header_row_and_readable_numbers(tmp_path):
     assert cells[2:5] == ["4", "5.000", "5.000"] and cells[5:7] == ["100%", "0%"]
     session = body.split("<h2>mean per session</h2>", 1)[1]
     assert session.split("</thead>")[0].count("<tr") == 1
+
+
+def _class_rows(tmp_path: Path, rows: list[tuple[str, str]]) -> Path:
+    """A class folder with the shipped ratings of these ``(rater, critique_id)`` rows only."""
+    table = pd.read_csv(CLASS).set_index(["rater", "critique_id"])
+    folder = tmp_path / "few"
+    folder.mkdir()
+    table.loc[rows].reset_index().to_csv(folder / "class.csv", index=False)
+    return folder
+
+
+def test_a_class_that_rated_one_critique_gets_a_report_that_says_what_it_cannot_show(
+    tmp_path, capsys
+):
+    """One rated critique leaves no pair to rank (was ``KeyError: 0``): the report still shows
+    the critique, and says -- on the page and as one warning line -- why no judge is scored."""
+    folder = _class_rows(tmp_path, [("ana", "det-1"), ("ben", "det-1")])
+    out = tmp_path / "one.html"
+    assert main(["report", str(folder), "--kind", "ratings", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        err.count("\n") == 1
+        and err.startswith("warning: no ranking errors")
+        and "Traceback" not in err
+    )
+    assert "rated 1 critique of 1 position" in err
+    page = out.read_text()
+    assert "Warning: no ranking errors" in page and "det-1" in page
+
+
+def test_one_rater_and_two_critiques_draw_whiskers_that_are_never_negative(tmp_path, capsys):
+    """Rounded interval bounds beside an unrounded estimate made a negative whisker (was a
+    ``ValueError`` about ``xerr``)."""
+    folder = _class_rows(tmp_path, [("ana", "det-1"), ("ana", "det-2")])
+    report = ratings_report(folder, n_boot=20)
+    assert report.warnings == [] and "ana" in report.tables["judges"].index
+    assert (
+        main(["report", str(folder), "--kind", "ratings", "--out", str(tmp_path / "r.html")]) == 0
+    )
+    assert capsys.readouterr().err == ""
+
+
+def test_a_feedback_file_with_only_a_header_or_a_column_twice_is_refused(tmp_path, capsys):
+    """Both gave a report without a word: an empty one (rc 0), and one that read only the first
+    of two columns of the same name (pandas renames the second ``x.1``)."""
+    header = tmp_path / "header" / "s1.csv"
+    header.parent.mkdir()
+    header.write_text(",".join(cd.FEEDBACK_COLUMNS) + "\n")
+    twice = tmp_path / "twice" / "s1.csv"
+    cd.append_feedback(twice, _form(0))
+    lines = twice.read_text().splitlines()
+    lines[0] = lines[0].replace("use_again", "easy_to_use")  # a hand-edited header
+    twice.write_text("\n".join(lines) + "\n")
+    for folder, says in (
+        (header.parent, "s1.csv: only a header, no rows"),
+        (twice.parent, "'easy_to_use' is in the header more than once"),
+    ):
+        out = tmp_path / "report.html"
+        assert main(["report", str(folder), "--kind", "feedback", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err and "Traceback" not in err, err
+        assert not out.exists()

@@ -270,3 +270,44 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
         proc.wait(timeout=60)
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=5)  # no orphan server
+
+
+def test_the_package_metadata_reads_without_setuptools_deprecations():
+    """pip printed setuptools' deprecation of a ``project.license`` table at every install."""
+    import warnings
+
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist = apply_configuration(Distribution(), ROOT / "pyproject.toml")
+    assert [str(w.message).strip().splitlines()[0] for w in caught] == []
+    assert dist.metadata.license_expression == "MIT"
+
+
+def test_the_setup_lessons_learning_path_lists_every_lesson():
+    """00's table stopped at 03 while the course went on to 05."""
+    cells = json.loads((ROOT / "notebooks" / "00_setup.ipynb").read_text(encoding="utf-8"))["cells"]
+    table = next("".join(c["source"]) for c in cells if "**Learning path**" in "".join(c["source"]))
+    rows = re.findall(r"^\| (\d\d) ", table, re.M)
+    assert rows == sorted(p.name[:2] for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_what_the_widgets_save_beside_a_lesson_is_not_left_untracked_in_a_clone():
+    """The debate and roundtable widgets autosave the learner's session beside the notebook
+    (04 and 05 say so); in a clone that file is git-ignored, not an untracked change."""
+    import inspect
+    import shutil
+
+    from argnb.debate.widget import DebateWidget
+    from argnb.roundtable.widget import RoundtableWidget
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for widget in (DebateWidget, RoundtableWidget):
+        name = inspect.signature(widget.__init__).parameters["autosave"].default
+        ignored = subprocess.run(
+            ["git", "check-ignore", "-q", f"notebooks/{name}"], cwd=ROOT, check=False
+        )
+        assert ignored.returncode == 0, f"notebooks/{name} is not git-ignored"

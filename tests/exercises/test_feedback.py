@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 
 import nbformat
 import pytest
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def unix_socket_kernel(folder: str):
+    """A kernel manager whose kernel listens on Unix sockets in ``folder`` (short: a socket path
+    has about 107 bytes), not on TCP ports another process may take first (``tests/conftest.py``)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    km = AsyncKernelManager(kernel_name="python3", transport="ipc")
+    km.ip = os.path.join(folder, "k")
+    return km
 
 
 @pytest.mark.notebook
@@ -26,7 +38,8 @@ def test_failed_checks_show_messages_and_the_learners_frames_only():
             "def (",
         ]
     ]
-    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3").execute()
+    with tempfile.TemporaryDirectory(prefix="argnb-kernel-") as folder:
+        NotebookClient(nb, timeout=120, allow_errors=True, km=unix_socket_kernel(folder)).execute()
     errors = [[o for o in c.outputs if o.output_type == "error"] for c in nb.cells]
     assert errors[0] == []
     (check,), (own_bug,), (own_assert,), (syntax,) = errors[1:]

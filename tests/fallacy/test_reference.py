@@ -55,6 +55,7 @@ def test_the_views_say_it_was_replayed_and_escape_the_text():
     assert "model calls" not in view
     page = r.transcript._repr_html_()
     assert "Oak Street" in page and "reference" in page
+    assert "4 authored answers replayed, no model called" in page and "model calls" not in page
     intro = load_reference()._repr_html_()
     assert "Written by the argnb course authors, not produced by a model" in intro
     assert "What to look for" in intro
@@ -155,3 +156,22 @@ def test_a_session_for_another_protocol_is_refused_with_a_hint():
         with pytest.raises(ArgnbError, match=r"session, not a \w+\.\w+ one") as err:
             replay(session)
         assert f"argnb.{owner}.reference" in (err.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "assets").glob("*/reference_*.json")), ids=lambda p: p.name
+)
+def test_a_session_file_without_setup_is_refused_in_words(tmp_path, path):
+    """Every replayer names the setup keys it reads, instead of a ``KeyError`` from inside the
+    protocol; nothing is replayed."""
+    from argnb.errors import ArgnbError
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["setup"]
+    broken = tmp_path / path.name
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    session = ReferenceSession.from_path(broken)
+    with pytest.raises(ArgnbError, match=f"{path.name}: its setup has no ") as err:
+        REPLAYERS[session.protocol](session)
+    assert not isinstance(err.value, ReferenceMismatch)
+    assert '"setup": {' in (err.value.hint or "")

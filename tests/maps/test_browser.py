@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
-from tests.serve import serve
+from tests.serve import serve, unix_socket_kernels
 
 pytestmark = pytest.mark.browser
 
@@ -67,8 +67,8 @@ def lab(tmp_path_factory):
         **os.environ,
         "JUPYTER_DATA_DIR": str(home / "data"),
         "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
     }
+    sockets, runtime = unix_socket_kernels(env)  # not TCP ports (tests/serve.py)
     news = home / "config/lab/user-settings/@jupyterlab/apputils-extension"
     news.mkdir(parents=True)  # no "get notified about Jupyter news?" toast over the screenshots
     (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
@@ -78,7 +78,7 @@ def lab(tmp_path_factory):
         sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
         "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={TOKEN}",
         f"--ServerApp.root_dir={home}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *sockets,
     ]  # fmt: skip
     proc = serve(cmd, env, log, "is running at", "JupyterLab", 90, port=port)
     url = f"http://127.0.0.1:{port}"
@@ -88,6 +88,7 @@ def lab(tmp_path_factory):
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _shots() -> Path:

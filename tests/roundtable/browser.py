@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
+
+from tests.serve import unix_socket_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -84,6 +87,7 @@ def jupyter_lab(folder: Path, timeout: float = 120) -> Iterator[tuple[str, str]]
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     env["JUPYTER_CONFIG_DIR"] = str(folder / ".jupyter")  # no user settings leak in
+    sockets, runtime = unix_socket_kernels(env)  # kernels not on TCP ports (tests/serve.py)
     settings = folder / ".settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)  # no "news?" pop-up over the widget
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
@@ -104,6 +108,7 @@ def jupyter_lab(folder: Path, timeout: float = 120) -> Iterator[tuple[str, str]]
             "--LabApp.news_url=",
             f"--LabApp.user_settings_dir={folder / '.settings'}",
             "--ServerApp.disable_check_xsrf=True",
+            *sockets,
         ],
         cwd=folder,
         env=env,
@@ -130,6 +135,7 @@ def jupyter_lab(folder: Path, timeout: float = 120) -> Iterator[tuple[str, str]]
             proc.wait(20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def api(base: str, token: str, path: str, method: str = "GET") -> object:
