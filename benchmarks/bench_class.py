@@ -121,7 +121,7 @@ def measure(learners: int, calls: int) -> dict:
         asyncio.run(run_class(direct[:1], 1))
         d = asyncio.run(run_class(direct, calls))
         limits = {"tokens_per_day": 10_000_000, "concurrent": 2, "waiting": 32}
-        with Hub(work, model_url=model.url, model=model.alias, limits=limits, slots=1,
+        with Hub(work, model_url=model.url, model=model.alias, limits=limits, slots=2,
                  authenticator="dummy", spawn=False) as hub:  # fmt: skip
             names = [f"learner{i:03d}" for i in range(learners + 1)]
             for name in names:
@@ -137,13 +137,13 @@ def measure(learners: int, calls: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--learners", type=int, default=30)
-    ap.add_argument("--calls", type=int, default=3, help="calls per learner, one after another")
+    ap.add_argument("--calls", type=int, default=5, help="calls per learner, one after another")
     ap.add_argument("--json", action="store_true", help="end with one JSON line of the results")
     args = ap.parse_args()
     r = measure(args.learners, args.calls)
     rows = [{"run": k, **v} for k, v in r.items()]
     print(table(f"class gateway, {args.learners} learners x {args.calls} structured calls "
-                "(llama.cpp server, SmolLM2-135M, 1 slot)", rows))  # fmt: skip
+                "(llama.cpp server, SmolLM2-135M; gateway slots 2)", rows))  # fmt: skip
     summary = {
         "learners": args.learners,
         "errors": r["direct"]["errors"] + r["gateway"]["errors"] + r["greedy"]["errors"],

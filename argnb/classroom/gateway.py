@@ -96,6 +96,7 @@ class Gateway:
             limits=limits,
         )
         self.started = time.time()
+        self.stream_usage = True  # until the model server refuses stream_options
 
     def limits(self, user: str) -> Limits:
         return self.store.limits_for(user, self.settings.limits)
@@ -149,6 +150,11 @@ def _usage_of(response: Any) -> dict[str, Any]:
         return {}
     usage = data.get("usage") if isinstance(data, dict) else None
     return usage if isinstance(usage, dict) else {}
+
+
+def _count(value: Any) -> int:
+    """A token count from a server's JSON (anything that is not a count is none)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def make_app(gateway: Gateway, prefix: str = "/") -> Any:
@@ -290,8 +296,8 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             usage = _usage_of(r)
             self._record(
                 body,
-                int(usage.get("prompt_tokens") or 0),
-                int(usage.get("completion_tokens") or 0),
+                _count(usage.get("prompt_tokens")),
+                _count(usage.get("completion_tokens")),
                 time.time() - t0,
                 "ok" if r.status_code < 400 else "error",
                 t0,
@@ -301,55 +307,70 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             self.finish(r.content)
 
         async def _stream(self, body: dict) -> None:
-            import httpx
-
             t0 = time.time()
             asked_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            body["stream_options"] = {"include_usage": True}
-            prompt = completion = pieces = 0
-            status = "ok"
+            if gateway.stream_usage:  # ask for the counts, to record them
+                body["stream_options"] = {"include_usage": True}
+            n = {"prompt": 0, "completion": 0, "pieces": 0}
+            status = await self._relay(body, asked_usage, n)
+            if status == "retry":  # this server refuses stream_options: never send it again
+                gateway.stream_usage = False
+                body.pop("stream_options", None)
+                status = await self._relay(body, asked_usage, n)
+            # no usage chunk (llama-cpp-python's server sends none): one piece is one token
+            # there; the prompt is estimated from its characters, and the row says so
+            estimated = bool(n["pieces"]) and not (n["prompt"] or n["completion"])
+            if estimated:
+                n["completion"] = n["pieces"]
+                n["prompt"] = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
+            self._record(body, n["prompt"], n["completion"], time.time() - t0, status, t0,
+                         estimated)  # fmt: skip
+
+        async def _relay(self, body: dict, asked_usage: bool, n: dict[str, int]) -> str:
+            """Forward one streamed request as it comes: ok | error | cut | retry."""
+            import httpx
+
             try:
                 async with gateway.client.stream("POST", "/chat/completions", json=body) as r:
                     if r.status_code >= 400:
                         content = await r.aread()
-                        self._record(body, 0, 0, time.time() - t0, "error", t0)
+                        if (
+                            r.status_code in (400, 422)
+                            and "stream_options" in body
+                            and (b"stream_options" in content)
+                        ):
+                            return "retry"
                         self.set_status(r.status_code)
                         self.set_header("Content-Type", r.headers.get("content-type", "text/plain"))
-                        return self.finish(content)
+                        self.finish(content)
+                        return "error"
                     self.set_header("Content-Type", "text/event-stream")
                     self.set_header("Cache-Control", "no-cache")
                     async for line in r.aiter_lines():
                         data = _sse_data(line.encode())
                         if data is not None:
-                            if data.get("usage"):
-                                prompt = int(data["usage"].get("prompt_tokens") or 0)
-                                completion = int(data["usage"].get("completion_tokens") or 0)
+                            usage = data.get("usage")
+                            if isinstance(usage, dict):
+                                n["prompt"] = _count(usage.get("prompt_tokens"))
+                                n["completion"] = _count(usage.get("completion_tokens"))
                                 if not asked_usage and not data.get("choices"):
                                     continue  # the learner's client did not ask for this chunk
                             for choice in data.get("choices") or ():
-                                if (choice.get("delta") or {}).get("content"):
-                                    pieces += 1
+                                if isinstance(choice, dict) and (choice.get("delta") or {}).get(
+                                    "content"
+                                ):
+                                    n["pieces"] += 1
                         self.write(line + "\n")
                         if not line:
                             await self.flush()
             except httpx.HTTPError as exc:
-                status = "error"
                 if not self._headers_written:
-                    self._record(body, 0, 0, time.time() - t0, status, t0)
-                    return self._unreachable(exc)
+                    self._unreachable(exc)
+                return "error"
             except StreamClosedError:
-                status = "cut"  # the learner went away: what was generated still counts
-            finally:
-                # no usage chunk (llama-cpp-python's server sends none): one piece is one token
-                # there; the prompt is estimated from its characters, and the row says so
-                estimated = not completion and not prompt
-                if estimated:
-                    completion = pieces
-                    prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
-                self._record(body, prompt, completion, time.time() - t0, status, t0, estimated)
-            if status == "ok":
-                self.finish()
-            return None
+                return "cut"  # the learner went away: what was generated still counts
+            self.finish()
+            return "ok"
 
         def _unreachable(self, exc: BaseException) -> None:
             log.warning("model server: %s", type(exc).__name__)
@@ -406,7 +427,8 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="[argnb gateway %(asctime)s] %(message)s")
     settings = Settings.from_env()
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
-    auth = HubOAuth(api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=60)
+    # the one instance the login page's handlers (HubOAuthenticated) use too
+    auth = HubOAuth.instance(api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=60)
     gateway = Gateway(settings, auth)
     url = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:8181")
     server = HTTPServer(make_app(gateway, prefix), xheaders=True, max_body_size=MAX_BODY + 1024)

@@ -255,13 +255,15 @@ def test_a_learner_over_the_limit_gets_the_one_line_and_nothing_reaches_the_mode
 
 
 def test_usage_of_streams_is_counted_by_the_server_or_marked_estimated(tmp_path):
-    for mode, estimated in (("send", False), ("ignore", True)):
+    for mode, estimated in (("send", False), ("ignore", True), ("refuse", True)):
         srv = upstream(stream_usage=mode)
         with gateway(srv.url + "/v1", tmp_path / mode) as (url, gw):
             b = learner(url)
             s = b.stream("tell me")
             assert "".join(s) == "a short answer"
-            assert srv.requests[-1][1]["stream_options"] == {"include_usage": True}
+            sent = srv.requests[-1][1].get("stream_options")
+            assert sent == (None if mode == "refuse" else {"include_usage": True})
+            assert gw.stream_usage is (mode != "refuse")  # asked once, then never again
             rows = gw.store.summary()
             assert rows[0]["requests"] == 1 and rows[0]["completion_tokens"] == 3
             assert bool(rows[0]["estimated_tokens"]) is estimated

@@ -218,10 +218,16 @@ def test_no_token_a_wrong_token_or_a_token_without_access_is_refused(classroom):
     assert (
         httpx.post(url, json=body, headers={"Authorization": f"Bearer {narrow}"}).status_code == 401
     )
+    page = hub.gateway.rsplit("/v1", 1)[0] + "/"
     own = {"Authorization": f"Bearer {learners[0].token}"}
-    assert (
-        httpx.get(hub.gateway.rsplit("/v1", 1)[0] + "/usage.json", headers=own).status_code == 403
-    )
+    assert httpx.get(page + "usage.json", headers=own).status_code == 403
+    # made a hub admin, the fourth user (an instructor now) reads the page and its data
+    hub.api("PATCH", f"/users/{learners[3].name}", json={"admin": True})
+    key = {"Authorization": f"Bearer {learners[3].token}"}
+    data = httpx.get(page + "usage.json", headers=key).json()
+    assert {r["user"] for r in data["usage"]} >= {lr.name for lr in learners[:3]}
+    html = httpx.get(page, headers=key).text
+    assert "<svg" in html and all(lr.name in html for lr in learners[:3])
 
 
 def test_no_learner_can_read_another_learners_token_environment_or_home(classroom):
