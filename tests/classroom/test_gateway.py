@@ -300,3 +300,21 @@ def test_a_model_server_that_is_gone_or_hangs_gives_one_line_not_a_wait(tmp_path
         assert "does not answer" in str(err.value) and not isinstance(err.value, BackendUnavailable)
         assert gw.queue.busy == 0  # the slot came back
     srv.stop()
+
+
+def test_the_backend_picker_offers_the_class_server_first_with_the_allowance(tmp_path, monkeypatch):
+    from argnb.widgets.backend_picker import BackendPicker
+
+    srv = upstream()
+    with gateway(srv.url + "/v1", tmp_path, limits=Limits(tokens_per_day=1000)) as (url, _):
+        monkeypatch.setenv("ARGNB_CLASS_URL", url)
+        monkeypatch.setenv("ARGNB_CLASS_NAME", "Argumentation 101")
+        monkeypatch.setenv("ARGNB_CLASS_MODEL", "m")
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "t-ana")
+        picker = BackendPicker()
+        assert picker.kind.options[0] == "class" and picker.kind.value == "class"
+        line = picker.class_line.value
+        assert "class server: Argumentation 101 via JupyterHub, model m" in line
+        assert "1,000 of 1,000 tokens left" in line
+        assert picker.connect() is not None and picker.backend.name == "class"
+    srv.stop()
