@@ -23,7 +23,6 @@ from argnb.errors import QueueFull
 class _Learner:
     limit: int
     active: int = 0
-    served: int = 0  # the round in which they last got a slot (lower goes first)
     waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
 
 
@@ -36,6 +35,10 @@ class FairQueue:
         self.slots = slots
         self.busy = 0
         self._learners: dict[str, _Learner] = {}
+        # when each learner last got a slot (lower goes first). Kept while they are idle: a
+        # learner who sends one request after another is idle between them, and must not come
+        # back at the head of the queue
+        self._served: dict[str, int] = {}
         self._round = itertools.count(1)
 
     @contextlib.asynccontextmanager
@@ -75,7 +78,7 @@ class FairQueue:
     def _dispatch(self) -> None:
         while self.busy < self.slots:
             ready = [
-                (w.active, w.served, name)
+                (w.active, self._served.get(name, 0), name)
                 for name, w in self._learners.items()
                 if w.waiting and w.active < w.limit
             ]
@@ -87,7 +90,7 @@ class FairQueue:
             if fut.cancelled():
                 continue
             who.active += 1
-            who.served = next(self._round)
+            self._served[name] = next(self._round)
             self.busy += 1
             fut.set_result(None)
 
