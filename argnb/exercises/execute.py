@@ -44,19 +44,25 @@ def run_notebook(
 
     scratch = sandbox.Scratch.create()
     try:
-        copy_to = scratch.box / exercise.name
-        for rel in student_files(exercise):
-            (copy_to / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(exercise / rel, copy_to / rel)
-        cwd = copy_to / "student"  # where the student's copy sat
-        cwd.mkdir(parents=True, exist_ok=True)
-        spec = sandbox.write_spec(scratch, level, limits or sandbox.Limits(), cwd)
+        limits = limits or sandbox.Limits()
+        for base in (scratch.box, scratch.check):  # the kernel's copy, and the checker's own
+            for rel in student_files(exercise):
+                (base / exercise.name / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(exercise / rel, base / exercise.name / rel)
+            (base / exercise.name / "student").mkdir(parents=True, exist_ok=True)
+        cwd = scratch.box / exercise.name / "student"  # where the student's copy sat
+        spec = sandbox.write_spec(scratch, level, limits, cwd)
+        checker_cwd = scratch.check / exercise.name / "student"
+        checker_spec = sandbox.write_spec(scratch, level, limits, checker_cwd, checker=True)
+        job = scratch.check / "job.json"
+        job.write_text(json.dumps(_job(nb, timeout)), encoding="utf-8")
         scratch.hand_over()
         notebook = scratch.private / "graded.ipynb"
         nbformat.write(nb, notebook)
         log = scratch.private / "events.jsonl"
         cmd = [sys.executable, "-m", "argnb.exercises.runner", str(notebook), str(log), str(spec),
-               str(scratch.box), "--timeout", str(timeout)]  # fmt: skip
+               str(scratch.box), "--checker", str(checker_spec), str(job),
+               "--timeout", str(timeout)]  # fmt: skip
         t0 = time.monotonic()
         with (scratch.private / "stderr.txt").open("wb") as err:
             proc = subprocess.Popen(
@@ -81,6 +87,17 @@ def run_notebook(
         return events, seconds, tail[-2000:]
     finally:
         scratch.remove()
+
+
+def _job(nb: Any, timeout: float) -> dict[str, Any]:
+    """What the checker runs: the solution's imports and check cells (in its folder only)."""
+    meta = nb.metadata.get("argnb", {})
+    checks = [
+        {"index": i, "source": c.source}
+        for i, c in enumerate(nb.cells)
+        if "check" in c.metadata.get("argnb", {})
+    ]
+    return {"imports": list(meta.get("imports", [])), "checks": checks, "timeout": timeout}
 
 
 def _events(log: Path) -> list[dict]:

@@ -5,12 +5,15 @@
 four steps, each in its own place:
 
 1. **build** (:mod:`.build`): the student's cells, then the solution's checks (hidden tests
-   included), each with a secret token, after the kernel's machinery is restored;
+   included), after the kernel's machinery is restored;
 2. **run** (:mod:`.execute`, :mod:`.sandbox`, :mod:`.jail`, :mod:`.runner`): a fresh kernel in
-   its own bubblewrap sandbox, within ``timeout`` seconds and the limits, its client outside;
-3. **score** (:mod:`.scoring`): a check earns its points when its cell raised nothing and its token
-   came back; whatever did not run (a time-out, a crashed kernel) earns nothing, and the other
-   notebooks are graded as usual;
+   its own bubblewrap sandbox runs the student's cells, within ``timeout`` seconds and the
+   limits; the checks run in the checker (:mod:`.checker`), a second sandbox without the
+   student's files, which calls the student's functions over plain data (:mod:`.codec`,
+   :mod:`.serve`);
+3. **score** (:mod:`.scoring`): a check earns its points when the checker ran it to the end;
+   whatever did not run (a time-out, a crashed kernel) earns nothing, and the other notebooks
+   are graded as usual;
 4. **feedback** (:mod:`.pages`): one row per (student, notebook, check) in the CSV, neutralised
    for spreadsheets (:mod:`argnb.csvsafe`), and one escaped feedback page per student.
 """
