@@ -28,24 +28,12 @@ import socket
 import sys
 from typing import Any, TextIO
 
+from argnb.errors import KernelGone, StudentError
 from argnb.exercises import codec
 from argnb.exercises.build import mark_hidden
 
 #: characters of a check's printed output kept as its message
 TEXT_LIMIT = 600
-
-
-class KernelGone(BaseException):
-    """The kernel stopped answering: it died, or the time ran out (not an ``Exception``: no
-    check may catch it)."""
-
-
-class StudentError(Exception):
-    """An error raised by the student's code (or its answer that cannot be read), by its name."""
-
-    def __init__(self, ename: str, message: str) -> None:
-        super().__init__(message)
-        self.ename = ename if ename.isidentifier() else "Error"
 
 
 class Kernel:

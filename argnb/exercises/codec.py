@@ -16,6 +16,10 @@ import math
 import random
 from typing import Any
 
+from argnb.errors import CodecError
+
+__all__ = ["CodecError", "decode", "dumps", "encode", "loads"]
+
 #: bytes of one message, either way
 MAX_BYTES = 4 * 2**20
 #: nesting of containers
@@ -29,10 +33,6 @@ MODELS = {
 }
 #: numpy dtypes an array may have
 DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64"}
-
-
-class CodecError(ValueError):
-    """A value that cannot cross (a type we do not carry, too big, too deep)."""
 
 
 def _model_tag(value: Any) -> str | None:
