@@ -31,6 +31,7 @@ defined anywhere else::
     ├── ClassDataError            a class data file is missing, empty or malformed
     └── MarkerError (+ ValueError)  a solution notebook's markers are inconsistent
     KernelGone (BaseException)    the student's kernel stopped answering the checker
+    GradingStopped (SystemExit)   SIGTERM while grading: unwinds so every run is cleaned up
 """
 
 from __future__ import annotations
@@ -191,3 +192,8 @@ class StudentError(ArgnbError):
 class KernelGone(BaseException):
     """The student's kernel stopped answering the checker (it died, or the time ran out). Not an
     ``Exception``, so no check's ``except Exception`` can swallow it."""
+
+
+class GradingStopped(SystemExit):
+    """SIGTERM reached the grader: it unwinds like Ctrl+C, so every kernel, process and scratch
+    folder of the run is ended and removed before it exits."""

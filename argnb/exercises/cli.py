@@ -67,6 +67,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         processes=args.processes,
         file_mb=args.file_mb,
         cpu_seconds=args.cpu_seconds or max(60, int(args.timeout * 2)),
+        total_memory_mb=args.total_memory_mb,
     )
     grades = g.grade(
         args.submissions,
@@ -147,6 +148,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="with --sandbox none: run the submissions unconfined, with your permissions",
     )
     p.add_argument("--memory-mb", type=positive_int, default=2048, help="address space (2048)")
+    p.add_argument(
+        "--total-memory-mb",
+        type=positive_int,
+        default=3072,
+        help="memory of each submission's whole sandbox (3072)",
+    )
     p.add_argument("--processes", type=positive_int, default=256, help="processes+threads (256)")
     p.add_argument("--file-mb", type=positive_int, default=256, help="largest file written (256)")
     p.add_argument(

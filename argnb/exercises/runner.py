@@ -212,6 +212,34 @@ def _serve(client: Any, box: Path, checker: Checker) -> str | None:
     return reason
 
 
+def _watchdog(km: Any, limit_mb: int, done: threading.Event) -> None:
+    """Where no control group can be made: end the sandbox when all its processes together
+    hold more than ``limit_mb`` of memory (checked twice a second)."""
+    import signal
+
+    from argnb.exercises.cgroups import tree_rss
+
+    while not done.wait(0.5):
+        proc = getattr(getattr(km, "provisioner", None), "process", None)
+        if proc is None:
+            continue
+        total, pids = tree_rss(proc.pid)
+        if total > limit_mb * 2**20:
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _die_with_parent() -> None:
+    """The runner ends when the grader does (SIGKILL included), and its sandboxes with it."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    if os.getppid() == 1:
+        sys.exit(1)
+
+
 def run(
     notebook: Path,
     log: Path,
@@ -220,6 +248,7 @@ def run(
     timeout: float,
     checker_spec: Path | None = None,
     job: Path | None = None,
+    watchdog_mb: int | None = None,
 ) -> int:
     """Execute ``notebook`` in the sandbox of ``spec`` within ``timeout`` seconds in all; its
     checks in the checker of ``checker_spec`` (``job``: what the checker runs)."""
@@ -237,6 +266,9 @@ def run(
         checker = Checker(checker_spec, job, log.with_name("checker-stderr.txt"))
     km = _manager(spec, box)
     client = _client(nb, km, timeout, cwd)
+    done = threading.Event()
+    if watchdog_mb:
+        threading.Thread(target=_watchdog, args=(km, watchdog_mb, done), daemon=True).start()
     with log.open("a", encoding="utf-8") as stream:
         index = 0
         try:
@@ -278,6 +310,7 @@ def run(
             _log(stream, event="stop", index=index, reason=f"kernel failed: {exc}"[:300])
             return 0
         finally:
+            done.set()
             if checker is not None:
                 checker.finish(wait=0)
         _log(stream, event="end")
@@ -317,9 +350,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("box", type=Path)
     p.add_argument("--checker", nargs=2, type=Path, metavar=("SPEC", "JOB"), default=None)
     p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--watchdog-mb", type=int, default=None)
     args = p.parse_args(argv)
+    _die_with_parent()
     cspec, job = args.checker or (None, None)
-    return run(args.notebook, args.log, args.spec, args.box, args.timeout, cspec, job)
+    return run(
+        args.notebook, args.log, args.spec, args.box, args.timeout, cspec, job, args.watchdog_mb
+    )
 
 
 if __name__ == "__main__":

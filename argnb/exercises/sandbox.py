@@ -61,6 +61,7 @@ class Limits:
     processes: int = 256  # processes and threads of the sandbox user, per sandbox
     file_mb: int = 256  # largest file it may write
     cpu_seconds: int = 600  # CPU time per process
+    total_memory_mb: int = 3072  # memory of the whole sandbox (a control group, or the watchdog)
 
     def rlimits(self) -> dict[str, int]:
         return {
@@ -186,12 +187,19 @@ def _embedded_model() -> str | None:
 
 
 def write_spec(
-    scratch: Scratch, mode: str, limits: Limits, chdir: Path, *, checker: bool = False
+    scratch: Scratch,
+    mode: str,
+    limits: Limits,
+    chdir: Path,
+    *,
+    checker: bool = False,
+    cgroup: list[str] | None = None,
 ) -> Path:
     """The jail's instructions for this submission, in ``private/`` (see :mod:`.jail`).
 
     ``checker``: the checker's sandbox instead of the kernel's: its own read-only folder
-    (``check/``, the exercise's files and the job), never ``box/``, and no model.
+    (``check/``, the exercise's files and the job), never ``box/``, and no model. ``cgroup``:
+    the ``cgroup.procs`` files the jail joins first (:mod:`.cgroups`).
     """
     from argnb.exercises import seccomp
 
@@ -205,6 +213,7 @@ def write_spec(
         "env": env,
         "chdir": str(chdir),
         "limits": limits.rlimits(),
+        "cgroup": list(cgroup or []),
     }
     if mode == "bwrap":
         binds = [["/usr", "/usr", "ro"]]
