@@ -37,6 +37,7 @@ from argnb.exercises.build import SKIP, graded_notebook, mark_hidden, suspicious
 from argnb.exercises.execute import run_notebook
 from argnb.exercises.markers import checks
 from argnb.exercises.pages import feedback_html, safe_name, write
+from argnb.exercises.runner import OUTPUT_LIMIT
 from argnb.exercises.scoring import (
     COLUMNS,
     MESSAGE_LIMIT,
@@ -166,11 +167,18 @@ def grade_one(
     if not events:  # the runner never started a kernel: say why (sandbox, environment)
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "no output")
         return zero("crashed", f"the grader could not run the notebook: {last}"[:MESSAGE_LIMIT])
+    for e in events:
+        if e["event"] == "cell" and e.get("cut") and e["index"] < len(nb.cells):
+            notes.append(
+                f"the cell starting `{_first_line(nb.cells[e['index']].source)}` printed more "
+                f"than {OUTPUT_LIMIT} characters; the grader kept those and cut the rest"
+            )
+    peak = max((e.get("mb", 0) for e in events if e["event"] == "peak"), default=0)
     rows, status, note = score(student, solution, nb, where, events, timeout)
     if status == "ok" and first_stop:
         status = first_stop
     note = "; ".join(n for n in [*notes, note] if n)
-    return Outcome(student, solution.name, rows, seconds, status, note, flags)
+    return Outcome(student, solution.name, rows, seconds, status, note, flags, peak)
 
 
 @contextlib.contextmanager

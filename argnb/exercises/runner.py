@@ -15,7 +15,12 @@ One JSON line per event, flushed, so whatever ran before a timeout or a crash is
     {"event": "cell", "index": 4, "status": "ok" | "error", "ename", "evalue", "text", "seconds",
      "checked": true}              # checked: the checker's verdict (check cells only)
     {"event": "stop", "index": 7, "reason": "timeout" | "dead kernel" | "kernel failed: ..."}
+    {"event": "peak", "mb": 80}     # the runner's peak memory
     {"event": "end"}
+
+A student cell's ``cut`` is true when it printed more than :data:`OUTPUT_LIMIT` characters: the
+runner kept that much and dropped the rest (and never reads one message over
+:data:`MAX_MESSAGE` bytes).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from typing import Any, TextIO
 TEXT_LIMIT = 600
 #: characters of one cell's output the runner keeps; the rest is dropped with a note
 OUTPUT_LIMIT = 1_000_000
+#: bytes of one message from the kernel the runner reads at all
+MAX_MESSAGE = 16 * 2**20
 CUT_NOTE = "[the grader cut this cell's output here: it printed more than {limit} characters]"
 
 
@@ -73,6 +80,7 @@ def _log(stream: TextIO, **event: Any) -> None:
 
 def _manager(spec: Path, box: Path) -> Any:
     """A kernel manager whose kernel starts in the sandbox of ``spec``, its files in ``box``."""
+    import zmq
     from jupyter_client.manager import AsyncKernelManager
 
     from argnb.exercises.sandbox import SANDBOX_UID, jail_command
@@ -83,6 +91,12 @@ def _manager(spec: Path, box: Path) -> Any:
             if os.geteuid() == 0:  # the sandbox user must read its own connection file
                 os.chown(self.connection_file, SANDBOX_UID, SANDBOX_UID)
             return [*jail_command(spec), *cmd]
+
+        def client(self, **kwargs: Any) -> Any:
+            kc = super().client(**kwargs)
+            # a message larger than this (one huge print) drops the connection, unread
+            kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+            return kc
 
     runtime = box / ".k"  # Unix socket paths are short: keep them near the root
     runtime.mkdir(exist_ok=True)
@@ -230,6 +244,13 @@ def _watchdog(km: Any, limit_mb: int, done: threading.Event) -> None:
                     os.kill(pid, signal.SIGKILL)
 
 
+def _peak_mb() -> int:
+    """This runner's peak resident memory (MB): what a student's output cost it."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
 def _die_with_parent() -> None:
     """The runner ends when the grader does (SIGKILL included), and its sandboxes with it."""
     import ctypes
@@ -292,6 +313,7 @@ def run(
                         **(err or {}),
                         text=_text(cell.outputs),
                         seconds=round(time.monotonic() - t0, 3),
+                        cut=client.kept.get(index, 0) > OUTPUT_LIMIT,
                     )
                 if checker is not None:
                     client.timeout = max(1, int(deadline - time.monotonic()))
@@ -313,6 +335,7 @@ def run(
             done.set()
             if checker is not None:
                 checker.finish(wait=0)
+            _log(stream, event="peak", mb=_peak_mb())
         _log(stream, event="end")
     return 0
 

@@ -56,6 +56,7 @@ class Outcome:
     status: str  # ok | timeout | crashed | missing | unreadable
     note: str = ""
     flags: list[str] = field(default_factory=list)  # see build.SUSPICIOUS
+    runner_mb: int = 0  # the runner's peak memory (what the notebook's output cost outside)
 
 
 @dataclass

@@ -227,6 +227,12 @@ def find(folder: Path, names: Iterable[str], unpack_to: Path) -> tuple[Found, li
                 mine, more = _walk(unpack_to / f"{n:05d}", names, student)
             except GradingError as exc:
                 mine, notes, more = dict.fromkeys(names, str(exc)), [], []
+            for note in notes:  # a notebook that came as a link: refused, in its feedback
+                for name in names:
+                    if note == LINK.format(what=name) or note.endswith(
+                        f"/{name} is a link, which the grader does not follow"
+                    ):
+                        mine[name] = note
             for name, got in mine.items():
                 if isinstance(got, str) or name not in found.get(student, {}):
                     found.setdefault(student, {})[name] = got
