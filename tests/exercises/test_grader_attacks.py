@@ -863,11 +863,12 @@ def _pids(marker: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
-def test_a_stopped_grader_leaves_no_process_or_folder(tmp_path, mode):
+def test_a_stopped_grader_leaves_no_process_or_folder(tmp_path, mode, request):
     """Issue 30, attack 7: SIGTERM midway through a ``--jobs 2`` batch ends every kernel and
     process of it and removes its scratch folders, in either sandbox mode."""
     import signal
     import sys
+    import tempfile
     import time
 
     from argnb.exercises.release import release
@@ -885,8 +886,11 @@ def test_a_stopped_grader_leaves_no_process_or_folder(tmp_path, mode):
     for who in ("ana", "ben", "cem", "dan"):
         cells = toy_student("return a + b", before=SLOW.format(marker=marker))
         write_nb(tmp_path / "subs" / who / "add.ipynb", cells)
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    # the grader's own temporary folder (TMPDIR), so the test sees every folder it makes; the
+    # sandbox user must pass through it, as through /tmp
+    scratch = Path(tempfile.mkdtemp(prefix="argnb-stop-test-"))
+    scratch.chmod(0o711)
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
     extra = ["--sandbox", "none", "--i-understand"] if mode == "none" else []
     cmd = [sys.executable, "-m", "argnb.exercises", "grade", str(tmp_path / "subs"),
            "--exercise", "99_toy", "--root", str(root), "--jobs", "2", "--timeout", "90",
