@@ -48,7 +48,8 @@ class Kernel:
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.stream is None:
             raise StudentError(
-                "RuntimeError", "the notebook's kernel did not answer the grader (see above)"
+                "RuntimeError",
+                "the notebook's kernel did not answer the grader (did a cell break its Python?)",
             )
         try:
             self.stream.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")

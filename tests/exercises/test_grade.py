@@ -296,3 +296,22 @@ def test_cli_refuses_an_unconfined_run_without_the_explicit_flag(toy, tmp_path, 
     err = capsys.readouterr()
     assert "--i-understand" in err.err and "grading" not in err.out
     assert not (tmp_path / "g.csv").exists()
+
+
+EXERCISES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "exercises").iterdir())
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_solution_scores_full_marks_through_the_checker(exercise, tmp_path, bwrap):
+    """Every check of every exercise runs in the checker with the solution's answers carried over
+    plain data (frames, arrays, generators, pydantic arguments, ...): full marks, nothing refused."""
+    import shutil
+
+    folder = Path(__file__).resolve().parents[2] / "exercises" / exercise
+    (tmp_path / "subs" / "solution").mkdir(parents=True)
+    for nb in (folder / "solutions").glob("*.ipynb"):
+        shutil.copy(nb, tmp_path / "subs" / "solution" / nb.name)
+    grades = g.grade(tmp_path / "subs", folder, timeout=120, jobs=2)
+    missed = [(r.notebook, r.check, r.message) for r in grades.rows if not r.passed]
+    assert missed == [] and len(grades.rows) >= 2
