@@ -41,8 +41,8 @@ from typing import Any, TextIO
 TEXT_LIMIT = 600
 #: characters of one cell's output the runner keeps; the rest is dropped with a note
 OUTPUT_LIMIT = 1_000_000
-#: bytes of one message from the kernel the runner reads at all
-MAX_MESSAGE = 16 * 2**20
+#: bytes of one message from the kernel the runner reads at all, and messages queued unread
+MAX_MESSAGE, QUEUED = 8 * 2**20, 8
 CUT_NOTE = "[the grader cut this cell's output here: it printed more than {limit} characters]"
 
 
@@ -94,8 +94,10 @@ def _manager(spec: Path, box: Path) -> Any:
 
         def client(self, **kwargs: Any) -> Any:
             kc = super().client(**kwargs)
-            # a message larger than this (one huge print) drops the connection, unread
+            # a message larger than this (one huge print) drops the connection, unread, and at
+            # most a few messages wait to be read: a flood of output is dropped, not queued
             kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+            kc.context.setsockopt(zmq.RCVHWM, QUEUED)
             return kc
 
     runtime = box / ".k"  # Unix socket paths are short: keep them near the root

@@ -105,14 +105,16 @@ def _write(dest: Path, rel: str, chunks: Iterable[bytes], budget: list[int]) -> 
             out.write(chunk)
 
 
-def unpack(archive: Path, dest: Path) -> list[str]:
+def unpack(archive: Path, dest: Path) -> tuple[list[str], set[str]]:
     """Unpack ``archive`` into the new folder ``dest``: regular files and folders only.
 
-    Returns one note per member left out (a link, an absolute path or ``..``, a device);
-    ``GradingError`` when the archive is unreadable or over a bound.
+    Returns one note per member left out (a link, an absolute path or ``..``, a device) and the
+    base names of the members that were links; ``GradingError`` when the archive is unreadable
+    or over a bound.
     """
     dest.mkdir(parents=True)
     notes: list[str] = []
+    links: set[str] = set()
     budget = [MAX_UNPACKED]
     try:
         if archive.name.endswith(".zip"):
@@ -128,6 +130,7 @@ def unpack(archive: Path, dest: Path) -> list[str]:
                         notes.append(f"left out {shown}: an absolute path or '..'")
                     elif kind == stat.S_IFLNK:
                         notes.append(LINK.format(what=shown))
+                        links.add(rel.rsplit("/", 1)[-1])
                     elif info.is_dir():
                         dest.joinpath(*rel.split("/")).mkdir(parents=True, exist_ok=True)
                     elif kind in (0, stat.S_IFREG):
@@ -135,7 +138,7 @@ def unpack(archive: Path, dest: Path) -> list[str]:
                             _write(dest, rel, iter(lambda s=src: s.read(2**16), b""), budget)
                     else:
                         notes.append(f"left out {shown}: not a regular file")
-            return notes
+            return notes, links
         with tarfile.open(archive) as t:
             for count, member in enumerate(t, 1):
                 if count > MAX_FILES:
@@ -146,6 +149,7 @@ def unpack(archive: Path, dest: Path) -> list[str]:
                     notes.append(f"left out {shown}: an absolute path or '..'")
                 elif member.issym() or member.islnk():
                     notes.append(LINK.format(what=shown))
+                    links.add(rel.rsplit("/", 1)[-1])
                 elif member.isdir():
                     dest.joinpath(*rel.split("/")).mkdir(parents=True, exist_ok=True)
                 elif member.isreg():
@@ -156,7 +160,7 @@ def unpack(archive: Path, dest: Path) -> list[str]:
                     notes.append(f"left out {shown}: not a regular file")
     except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:
         raise GradingError(f"cannot unpack {shown_name(archive.name)}: {exc}") from None
-    return notes
+    return notes, links
 
 
 def _archive_stem(name: str) -> str | None:
@@ -223,16 +227,12 @@ def find(folder: Path, names: Iterable[str], unpack_to: Path) -> tuple[Found, li
         elif stem is not None and entry.is_file(follow_symlinks=False):
             student = shown_name(stem)
             try:
-                notes = unpack(Path(entry.path), unpack_to / f"{n:05d}")
+                notes, links = unpack(Path(entry.path), unpack_to / f"{n:05d}")
                 mine, more = _walk(unpack_to / f"{n:05d}", names, student)
             except GradingError as exc:
-                mine, notes, more = dict.fromkeys(names, str(exc)), [], []
-            for note in notes:  # a notebook that came as a link: refused, in its feedback
-                for name in names:
-                    if note == LINK.format(what=name) or note.endswith(
-                        f"/{name} is a link, which the grader does not follow"
-                    ):
-                        mine[name] = note
+                mine, notes, links, more = dict.fromkeys(names, str(exc)), [], set(), []
+            for name in links & names:  # a notebook that came as a link: refused, in its feedback
+                mine[name] = LINK.format(what=name)
             for name, got in mine.items():
                 if isinstance(got, str) or name not in found.get(student, {}):
                     found.setdefault(student, {})[name] = got

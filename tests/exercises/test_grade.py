@@ -30,6 +30,44 @@ def test_submissions_as_folders_or_flat_files(tmp_path):
         g.find_submissions(tmp_path / "empty", ["add.ipynb"])
 
 
+def test_submissions_refuse_links_unpack_safely_and_escape_names(tmp_path):
+    import os
+    import tarfile
+    import zipfile
+
+    from argnb.exercises import submissions
+
+    subs = tmp_path / "subs"
+    write_nb(subs / "ana" / "add.ipynb", ["1"])
+    (subs / "ben").mkdir()
+    (subs / "ben" / "add.ipynb").symlink_to(subs / "ana" / "add.ipynb")
+    (subs / "cem").symlink_to(subs / "ana", target_is_directory=True)
+    with zipfile.ZipFile(subs / "dan.zip", "w") as z:
+        link = zipfile.ZipInfo("sub/add.ipynb")
+        link.external_attr = 0o120777 << 16
+        z.writestr(link, "/etc/shadow")
+        z.writestr("../../up.txt", "x")
+        z.writestr("/abs.txt", "x")
+    with tarfile.open(subs / "eve.tar", "w") as t:
+        member = tarfile.TarInfo("add.ipynb")
+        member.type, member.linkname = tarfile.LNKTYPE, "/etc/shadow"
+        t.addfile(member)
+    os.mkdir(os.path.join(os.fsencode(subs), b"caf\xe9\nfake line"))
+    found, warnings = g.find_submissions(subs, ["add.ipynb"], tmp_path / "unpacked")
+    assert found["ana"] == {"add.ipynb": subs / "ana" / "add.ipynb"}
+    for who in ("ben", "cem", "dan", "eve"):
+        assert "is a link, which the grader does not follow" in found[who]["add.ipynb"], who
+    odd = next(s for s in found if s.startswith("caf"))
+    assert odd.startswith("caf\\xe9\\u000afake line~") and "\n" not in odd
+    assert sum("absolute path or '..'" in w for w in warnings) == 2
+    assert not (tmp_path / "up.txt").exists() and not Path("/abs.txt").exists()
+    with pytest.raises(g.GradingError, match="is a link"):
+        submissions.read_notebook(subs / "ben" / "add.ipynb")
+    assert submissions.page_name("ana") == "ana"
+    long = submissions.page_name("n" * 251)
+    assert len(long) < 64 and long != submissions.page_name("n" * 250)
+
+
 def test_checks_run_after_every_student_cell_and_never_in_the_kernel(toy):
     (solution,) = g.load_solutions(toy / "99_toy").values()
     student = nbformat.v4.new_notebook()
