@@ -118,6 +118,7 @@ class Remote:
 
     def __init__(self, kernel: Kernel, name: str) -> None:
         self._kernel, self._name = kernel, name
+        self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         sent = list(args)

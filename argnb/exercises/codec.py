@@ -11,9 +11,11 @@ lying ``__eq__`` cannot arrive.
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import math
 import random
+from collections.abc import ItemsView, Iterator, KeysView, ValuesView
 from typing import Any
 
 from argnb.errors import CodecError
@@ -22,8 +24,8 @@ __all__ = ["CodecError", "decode", "dumps", "encode", "loads"]
 
 #: bytes of one message, either way
 MAX_BYTES = 4 * 2**20
-#: nesting of containers
-MAX_DEPTH = 64
+#: nesting of containers, and items taken from an iterator
+MAX_DEPTH, MAX_ITEMS = 64, 1_000_000
 #: pydantic models that may cross, by tag (``module:class``); their fields are validated
 MODELS = {
     "argnb.dialectic.schemas:Argument",
@@ -69,8 +71,11 @@ def encode(value: Any, depth: int = 0) -> Any:
         return _encode_numpy(value, depth)
     if module == "pandas":
         return _encode_pandas(value, depth)
-    if isinstance(value, (range, type({}.keys()), type({}.values()))):
-        return [encode(v, depth + 1) for v in value]
+    if isinstance(value, (range, KeysView, ValuesView, ItemsView, Iterator)):
+        items = list(itertools.islice(value, MAX_ITEMS + 1))  # a generator's answers, say
+        if len(items) > MAX_ITEMS:
+            raise CodecError(f"more than {MAX_ITEMS} items")
+        return [encode(v, depth + 1) for v in items]
     raise CodecError(f"a value of type {type(value).__name__} cannot be graded")
 
 
