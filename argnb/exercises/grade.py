@@ -101,13 +101,8 @@ def find_submissions(
     folder: Path, names: Iterable[str], unpack_to: Path | None = None
 ) -> tuple[dict[str, dict[str, Path | str]], list[str]]:
     """``{student: {notebook name: path or why it is refused}}`` and warnings (see
-    :mod:`.submissions`); archives are unpacked under ``unpack_to``."""
-    import tempfile
-
-    if unpack_to is not None:
-        return submissions.find(folder, names, unpack_to)
-    with tempfile.TemporaryDirectory(prefix="argnb-unpack-") as tmp:
-        return submissions.find(folder, names, Path(tmp))
+    :mod:`.submissions`); archives are unpacked under ``unpack_to`` (without it: warnings)."""
+    return submissions.find(folder, names, unpack_to)
 
 
 def grade_one(

@@ -195,10 +195,11 @@ def _walk(top: Path, names: set[str], who: str) -> tuple[dict[str, Path | str], 
     return mine, warnings
 
 
-def find(folder: Path, names: Iterable[str], unpack_to: Path) -> tuple[Found, list[str]]:
+def find(folder: Path, names: Iterable[str], unpack_to: Path | None) -> tuple[Found, list[str]]:
     """``{student: {notebook: path, or why it is refused}}`` and warnings (escaped, one line each).
 
-    Archives are unpacked under ``unpack_to`` (the caller's folder, removed after grading).
+    Archives are unpacked under ``unpack_to`` (the caller's folder, removed after grading); without
+    one they are listed as warnings.
     """
     if not folder.is_dir():
         raise GradingError(f"no submissions folder {shown_name(str(folder))}")
@@ -224,7 +225,10 @@ def find(folder: Path, names: Iterable[str], unpack_to: Path) -> tuple[Found, li
             mine, notes = _walk(Path(entry.path), names, student)
             found.setdefault(student, {}).update(mine)
             warnings += notes
+        elif stem is not None and entry.is_file(follow_symlinks=False) and unpack_to is None:
+            warnings.append(f"ignored {shown_name(raw)}: archives are unpacked only while grading")
         elif stem is not None and entry.is_file(follow_symlinks=False):
+            assert unpack_to is not None
             student = shown_name(stem)
             try:
                 notes, links = unpack(Path(entry.path), unpack_to / f"{n:05d}")
