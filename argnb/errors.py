@@ -27,9 +27,13 @@ defined anywhere else::
     ├── LockTaken                 another writer holds a results file's lock (argnb.locks)
     ├── QueueFull                 a learner has as many requests waiting as the class gateway allows
     ├── GradingError              the grader cannot start (exercises, submissions, sandbox)
-    │   └── SeccompUnavailable (+ RuntimeError)  libseccomp missing or refused a rule
+    │   ├── SeccompUnavailable (+ RuntimeError)  libseccomp missing or refused a rule
+    │   └── CodecError (+ ValueError)  a value that cannot cross between checker and kernel
+    ├── StudentError              a student's code raised while the checker called it
     ├── ClassDataError            a class data file is missing, empty or malformed
     └── MarkerError (+ ValueError)  a solution notebook's markers are inconsistent
+    KernelGone (BaseException)    the student's kernel stopped answering the checker
+    GradingStopped (SystemExit)   SIGTERM while grading: unwinds so every run is cleaned up
 """
 
 from __future__ import annotations
@@ -180,3 +184,27 @@ class MarkerError(ArgnbError, ValueError):
 
 class SeccompUnavailable(GradingError, RuntimeError):
     """libseccomp cannot be loaded or refused a rule (:mod:`argnb.exercises.seccomp`)."""
+
+
+class CodecError(GradingError, ValueError):
+    """A value that cannot cross between the checker and a student's kernel (a type the grader
+    does not carry, too large, too deep): :mod:`argnb.exercises.codec`."""
+
+
+class StudentError(ArgnbError):
+    """The student's code raised (or answered what cannot be read) while the checker called it;
+    ``ename`` is the name of the student's exception, shown as theirs."""
+
+    def __init__(self, ename: str, message: str) -> None:
+        super().__init__(message)
+        self.ename = ename if ename.isidentifier() else "Error"
+
+
+class KernelGone(BaseException):
+    """The student's kernel stopped answering the checker (it died, or the time ran out). Not an
+    ``Exception``, so no check's ``except Exception`` can swallow it."""
+
+
+class GradingStopped(SystemExit):
+    """SIGTERM reached the grader: it unwinds like Ctrl+C, so every kernel, process and scratch
+    folder of the run is ended and removed before it exits."""

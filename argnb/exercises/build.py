@@ -4,27 +4,24 @@
 
     [SETUP]  the student's code cells (their check cells dropped)  [RESTORE]  check, check, ...
 
-* **SETUP** (before any student code) imports what the checks use and keeps a pristine copy of
+* **SETUP** (before any student code) imports what the checks use, replaces the functions the
+  exercise withholds (``### NOT AVAILABLE:``) by stubs that say so, and keeps a pristine copy of
   the machinery a student could rewrite: builtins, the argnb modules (functions, classes, data),
   the functions and classes of every other module loaded (``random.Random``, ...), IPython's
   exception and display handling, input and AST transformers, event callbacks, ``sys`` hooks
   and import machinery.
 * **RESTORE** (after every student cell) puts that copy back, drops names that shadow a builtin
-  or a check's import, and runs the solution's imports again: a redefined check function, a
-  silenced ``showtraceback``, a custom exception handler or an unloaded extension are gone.
-* **each check** is the solution's cell (hidden tests included; never on disk in the sandbox:
-  the runner sends it when its turn comes) followed by a line printing a secret token made for
-  this check and this run. The runner, outside the sandbox, counts a check as passed only when
-  the cell raised nothing *and* its token came back: student code cannot know a token before
-  the check cell arrives, so no printed text, no silenced error and no faked status earns
-  points (what a same-process cheater could still try: ``docs/classroom.md``).
+  or a check's import, and runs the solution's imports again, so the kernel answers the checker
+  with the student's own functions on a working interpreter.
+* **each check** is the solution's cell (hidden tests included). It never runs in the student's
+  kernel: the runner hands it to the checker (:mod:`.checker`), which calls the student's
+  functions through plain data and decides the verdict in its own process.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import secrets
 from typing import Any
 
 from argnb.exercises.markers import HIDDEN_BEGIN, HIDDEN_END, Check, MarkerError, check_of
@@ -35,8 +32,8 @@ SKIP = "NBVAL_SKIP"
 VAULT = "_argnb_pristine"
 
 SETUP = """\
-def _argnb_setup(imports):
-    import builtins, copy, sys, threading, types
+def _argnb_setup(imports, withheld):
+    import builtins, copy, importlib, sys, threading, types
     shell = get_ipython()
     scratch = {}
     for line in imports:
@@ -44,6 +41,22 @@ def _argnb_setup(imports):
             exec(line, scratch)
         except Exception:
             pass
+    for dotted in withheld:
+        where, _, attr = dotted.rpartition(".")
+        try:
+            real = getattr(importlib.import_module(where), attr)
+        except Exception:
+            continue
+
+        def stub(*args, _name=dotted, **kwargs):
+            raise RuntimeError(_name + " is not available in this exercise: write it yourself")
+
+        for mod in list(sys.modules.values()):
+            d = getattr(mod, "__dict__", None)
+            if isinstance(d, dict):
+                for k in [k for k, v in list(d.items()) if v is real]:
+                    d[k] = stub
+    del scratch
     plain = (list, dict, set, tuple, frozenset, str, bytes, int, float, bool, type(None))
 
     def keep(value):
@@ -91,7 +104,7 @@ def _argnb_setup(imports):
     sys.modules["%(vault)s"] = vault
 
 
-_argnb_setup(%(imports)r)
+_argnb_setup(%(imports)r, %(withheld)r)
 del _argnb_setup
 """
 
@@ -170,6 +183,7 @@ SUSPICIOUS = (
     "_argnb", "set_custom_exc", "showtraceback", "input_transformers", "ast_transformers",
     "events.register", "meta_path", "path_hooks", "excepthook", "displayhook", "unload_ext",
     "import builtins", "__builtins__", "f_lineno", "f_locals", "__code__", "sys.modules[",
+    "f_back", "import inspect", "inspect.", "reload(", "spec_from_file_location",
 )  # fmt: skip
 
 
@@ -233,32 +247,21 @@ def mark_hidden(source: str) -> str:
     return "\n".join(out)
 
 
-def with_token(source: str, token: str) -> str:
-    """``source``, then a line printing ``token``; a last expression is still shown after it."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return f"{source}\nprint({token!r})"
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = tree.body[-1]
-        head = ast.unparse(ast.Module(body=tree.body[:-1], type_ignores=[]))
-        value = ast.unparse(last.value)
-        return f"{head}\n_argnb_result = ({value})\nprint({token!r})\n_argnb_result"
-    return f"{source}\nprint({token!r})"
-
-
 def graded_notebook(student: Any, solution: Any) -> tuple[Any, dict[int, Check], list[str]]:
     """The notebook to run (see the module docstring), ``{cell index: check}`` and notes.
 
-    Each check cell carries its token in ``metadata.argnb.token`` (the runner reads it; the
-    kernel never sees metadata).
+    Each check cell says which check it is in ``metadata.argnb.check``; the notebook's
+    ``metadata.argnb`` holds the imports the checker makes and the functions withheld.
     """
     import nbformat
 
+    from argnb.exercises.markers import not_available
+
     nb = copy.deepcopy(student)
-    cells = [
-        nbformat.v4.new_code_cell(SETUP % {"vault": VAULT, "imports": _imports(solution.nb.cells)})
-    ]
+    imports = _imports(solution.nb.cells)
+    withheld = not_available(solution.nb)
+    setup = SETUP % {"vault": VAULT, "imports": imports, "withheld": withheld}
+    cells = [nbformat.v4.new_code_cell(setup)]
     for cell in nb.cells:
         if cell.get("cell_type") != "code":
             continue
@@ -271,10 +274,10 @@ def graded_notebook(student: Any, solution: Any) -> tuple[Any, dict[int, Check],
     cells.append(nbformat.v4.new_code_cell(RESTORE % {"vault": VAULT}))
     where: dict[int, Check] = {}
     for check in solution.checks:
-        token = secrets.token_hex(16)
-        cell = nbformat.v4.new_code_cell(with_token(mark_hidden(check.source), token))
-        cell.metadata["argnb"] = {"token": token, "check": check.id}
+        cell = nbformat.v4.new_code_cell(check.source)
+        cell.metadata["argnb"] = {"check": check.id}
         where[len(cells)] = check
         cells.append(cell)
     nb.cells = cells
+    nb.metadata["argnb"] = {"imports": imports, "withheld": withheld}
     return nb, where, []

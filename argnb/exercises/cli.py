@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from argnb.errors import ArgnbError
 
@@ -38,6 +39,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def progress_line(o: Any) -> str:
+    """One line per graded notebook (the student's name is already escaped to one line)."""
+    from argnb.terminal import inert
+
+    got = sum(r.points for r in o.rows)
+    best = sum(r.max_points for r in o.rows)
+    extra = "" if o.status == "ok" else f"  ({o.status})"
+    line = f"  {o.student:<16} {o.notebook:<32} {got:g}/{best:g} in {o.seconds:.1f} s{extra}"
+    return inert(line).replace("\n", "\\n").replace("\r", "\\r")
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     from argnb.exercises import grade as g
     from argnb.exercises.sandbox import DESCRIPTION, Limits
@@ -50,12 +62,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         )
 
     def progress(o: g.Outcome) -> None:
-        got = sum(r.points for r in o.rows)
-        best = sum(r.max_points for r in o.rows)
-        extra = "" if o.status == "ok" else f"  ({o.status})"
-        print(f"  {o.student:<16} {o.notebook:<32} {got:g}/{best:g} in {o.seconds:.1f} s{extra}")
+        print(progress_line(o))
 
     from argnb.cli_common import output_path, print_json
+    from argnb.terminal import inert
 
     out = output_path(args.out or "grades.csv")
     g.require_sandbox(args.sandbox, args.i_understand)  # before anything is printed
@@ -67,6 +77,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         processes=args.processes,
         file_mb=args.file_mb,
         cpu_seconds=args.cpu_seconds or max(60, int(args.timeout * 2)),
+        total_memory_mb=args.total_memory_mb,
     )
     grades = g.grade(
         args.submissions,
@@ -80,7 +91,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     )
     feedback = g.write(grades, out, args.feedback)
     for w in grades.warnings:
-        print("warning:", w, file=sys.stderr)
+        print("warning:", inert(w).replace("\n", "\\n"), file=sys.stderr)
     print()
     print(grades.summary().to_string())
     print()
@@ -150,6 +161,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="with --sandbox none: run the submissions unconfined, with your permissions",
     )
     p.add_argument("--memory-mb", type=positive_int, default=2048, help="address space (2048)")
+    p.add_argument(
+        "--total-memory-mb",
+        type=positive_int,
+        default=3072,
+        help="memory of each submission's whole sandbox (3072)",
+    )
     p.add_argument("--processes", type=positive_int, default=256, help="processes+threads (256)")
     p.add_argument("--file-mb", type=positive_int, default=256, help="largest file written (256)")
     p.add_argument(

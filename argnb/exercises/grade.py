@@ -5,29 +5,39 @@
 four steps, each in its own place:
 
 1. **build** (:mod:`.build`): the student's cells, then the solution's checks (hidden tests
-   included), each with a secret token, after the kernel's machinery is restored;
+   included), after the kernel's machinery is restored;
 2. **run** (:mod:`.execute`, :mod:`.sandbox`, :mod:`.jail`, :mod:`.runner`): a fresh kernel in
-   its own bubblewrap sandbox, within ``timeout`` seconds and the limits, its client outside;
-3. **score** (:mod:`.scoring`): a check earns its points when its cell raised nothing and its token
-   came back; whatever did not run (a time-out, a crashed kernel) earns nothing, and the other
-   notebooks are graded as usual;
+   its own bubblewrap sandbox runs the student's cells, within ``timeout`` seconds and the
+   limits; the checks run in the checker (:mod:`.checker`), a second sandbox without the
+   student's files, which calls the student's functions over plain data (:mod:`.codec`,
+   :mod:`.serve`);
+3. **score** (:mod:`.scoring`): a check earns its points when the checker ran it to the end;
+   whatever did not run (a time-out, a crashed kernel) earns nothing, and the other notebooks
+   are graded as usual;
 4. **feedback** (:mod:`.pages`): one row per (student, notebook, check) in the CSV, neutralised
    for spreadsheets (:mod:`argnb.csvsafe`), and one escaped feedback page per student.
 """
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import signal
+import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-from argnb.errors import GradingError, MarkerError, MissingDependency
-from argnb.exercises import sandbox
+from argnb.errors import GradingError, GradingStopped, MarkerError, MissingDependency
+from argnb.exercises import execute, sandbox, submissions
 from argnb.exercises.build import SKIP, graded_notebook, mark_hidden, suspicious
 from argnb.exercises.execute import run_notebook
 from argnb.exercises.markers import checks
 from argnb.exercises.pages import feedback_html, safe_name, write
+from argnb.exercises.runner import OUTPUT_LIMIT
 from argnb.exercises.scoring import (
     COLUMNS,
     MESSAGE_LIMIT,
@@ -88,52 +98,23 @@ def load_solutions(exercise: Path) -> dict[str, Solution]:
 
 
 def find_submissions(
-    folder: Path, names: Iterable[str]
-) -> tuple[dict[str, dict[str, Path]], list[str]]:
-    """``{student: {notebook name: path}}`` and warnings about files that match no notebook."""
-    if not folder.is_dir():
-        raise GradingError(f"no submissions folder {folder}")
-    names = set(names)
-    found: dict[str, dict[str, Path]] = {}
-    warnings = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            nbs = [p for p in sorted(entry.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
-            mine = found.setdefault(entry.name, {})
-            for p in nbs:
-                if p.name in names and p.name not in mine:
-                    mine[p.name] = p
-                else:
-                    warnings.append(f"{entry.name}: ignored {p.relative_to(entry)}")
-        elif entry.suffix == ".ipynb" and "__" in entry.stem:
-            student, _, name = entry.name.partition("__")
-            if name in names:
-                found.setdefault(student, {})[name] = entry
-            else:
-                warnings.append(f"ignored {entry.name}: no solution notebook {name}")
-        else:
-            warnings.append(f"ignored {entry.name}: neither a student folder nor NAME__file.ipynb")
-    if not found:
-        raise GradingError(
-            f"no submissions in {folder}",
-            hint="one folder per student, or files named STUDENT__notebook.ipynb",
-        )
-    return found, warnings
+    folder: Path, names: Iterable[str], unpack_to: Path | None = None
+) -> tuple[dict[str, dict[str, Path | str]], list[str]]:
+    """``{student: {notebook name: path or why it is refused}}`` and warnings (see
+    :mod:`.submissions`); archives are unpacked under ``unpack_to`` (without it: warnings)."""
+    return submissions.find(folder, names, unpack_to)
 
 
 def grade_one(
     student: str,
-    path: Path | None,
+    path: Path | str | None,
     solution: Solution,
     exercise: Path,
     timeout: float,
     level: str,
     limits: sandbox.Limits | None = None,
 ) -> Outcome:
-    """Grade one submitted notebook (``path`` None: not submitted)."""
-    import nbformat
+    """Grade one submitted notebook (``path`` None: not submitted; a text: why it is refused)."""
 
     def zero(status: str, message: str) -> Outcome:
         rows = [
@@ -144,11 +125,16 @@ def grade_one(
 
     if path is None:
         return zero("missing", f"not submitted (expected {solution.name})")
+    if isinstance(path, str):
+        return zero("unreadable", path[:MESSAGE_LIMIT])
     try:
-        submitted = nbformat.read(path, as_version=4)
+        submitted = submissions.read_notebook(path)
         nb, where, notes = graded_notebook(submitted, solution)
+    except GradingError as exc:
+        return zero("unreadable", str(exc)[:MESSAGE_LIMIT])
     except Exception as exc:  # not JSON, not a notebook: the student's file, not our bug
-        return zero("unreadable", f"cannot read {path.name}: {exc}"[:MESSAGE_LIMIT])
+        line = _first_line(str(exc))
+        return zero("unreadable", f"cannot read {solution.name}: {line}"[:MESSAGE_LIMIT])
     flags = suspicious(submitted)
     if flags:  # what the sandbox and the restore stop is no reason to trust the rest
         notes.append("flagged for the instructor to review by hand: uses " + ", ".join(flags))
@@ -176,11 +162,35 @@ def grade_one(
     if not events:  # the runner never started a kernel: say why (sandbox, environment)
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "no output")
         return zero("crashed", f"the grader could not run the notebook: {last}"[:MESSAGE_LIMIT])
+    for e in events:
+        if e["event"] == "cell" and e.get("cut") and e["index"] < len(nb.cells):
+            notes.append(
+                f"the cell starting `{_first_line(nb.cells[e['index']].source)}` printed more "
+                f"than {OUTPUT_LIMIT} characters; the grader kept those and cut the rest"
+            )
+    peak = max((e.get("mb", 0) for e in events if e["event"] == "peak"), default=0)
     rows, status, note = score(student, solution, nb, where, events, timeout)
     if status == "ok" and first_stop:
         status = first_stop
     note = "; ".join(n for n in [*notes, note] if n)
-    return Outcome(student, solution.name, rows, seconds, status, note, flags)
+    return Outcome(student, solution.name, rows, seconds, status, note, flags, peak)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """In the main thread, SIGTERM raises ``GradingStopped`` (SIGINT: KeyboardInterrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise GradingStopped(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def require_sandbox(level: str, trusted: bool = False) -> None:
@@ -226,21 +236,41 @@ def grade(
         )
     t0 = time.monotonic()
     solutions = load_solutions(exercise)
-    found, warnings = find_submissions(submissions, solutions)
-    tasks = [
-        (student, found[student].get(name), sol)
-        for student in sorted(found)
-        for name, sol in solutions.items()
-    ]
+    unpacked = Path(tempfile.mkdtemp(prefix="argnb-unpack-"))
+    try:
+        with _stopped_by_signals():
+            found, warnings = find_submissions(submissions, solutions, unpacked)
+            tasks = [
+                (student, found[student].get(name), sol)
+                for student in sorted(found)
+                for name, sol in solutions.items()
+            ]
 
-    def work(task: tuple[str, Path | None, Solution]) -> Outcome:
-        outcome = grade_one(*task, exercise, timeout, level, limits)
-        if progress:
-            progress(outcome)
-        return outcome
+            def work(task: tuple[str, Path | str | None, Solution]) -> Outcome:
+                try:
+                    outcome = grade_one(*task, exercise, timeout, level, limits)
+                except Exception as exc:  # this submission alone: every other row is written
+                    student, _, sol = task
+                    why = f"the grader failed on this notebook: {type(exc).__name__}: {exc}"
+                    rows = [
+                        Row(student, sol.name, c.id, 0.0, c.points, False, "crashed", why[:200])
+                        for c in sol.checks
+                    ]
+                    outcome = Outcome(student, sol.name, rows, 0.0, "crashed", why[:MESSAGE_LIMIT])
+                if progress:
+                    progress(outcome)
+                return outcome
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        outcomes = list(pool.map(work, tasks))
+            pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+            try:
+                outcomes = list(pool.map(work, tasks))
+            except BaseException:  # SIGTERM, Ctrl+C, a crash: end every run, then give up
+                execute.stop_all()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown()
+    finally:
+        shutil.rmtree(unpacked, ignore_errors=True)
     warnings += [
         f"{o.student}/{o.notebook}: review by hand, it uses {', '.join(o.flags)}"
         for o in outcomes

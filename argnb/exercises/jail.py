@@ -29,6 +29,7 @@ INNER = (
     "os.execv(sys.argv[2],sys.argv[2:])\n"
 )
 _CLONE_NEWNS = 0x00020000
+_PR_SET_PDEATHSIG = 1
 _MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 0x40000
 
 
@@ -82,6 +83,14 @@ def main(argv: list[str]) -> int:
     with open(argv[0], encoding="utf-8") as f:
         spec = json.load(f)
     cmd = argv[2:]
+    for procs in spec.get("cgroup", []):  # this submission's control group, before anything runs
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+    # nothing outlives the runner: bubblewrap has --die-with-parent, an unconfined kernel this
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
+    if os.getppid() == 1:
+        return 1  # the runner is already gone
     limits = ",".join(str(spec["limits"][k]) for k in ("AS", "NPROC", "FSIZE", "CPU"))
     inner = [spec["python"], "-I", "-S", "-c", INNER, limits, *cmd]
     if spec["mode"] == "none":  # trusted submissions: clean environment and limits only

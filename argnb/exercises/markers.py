@@ -8,6 +8,9 @@ Solution notebooks are the source of truth. Four kinds of marker, nbgrader-style
   points. It passes when it runs without an error. Students see the line (and so the points).
 * ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS`` inside a check cell: asserts that only the
   grader runs. The student version drops the lines and the markers.
+* ``### NOT AVAILABLE: module.function, ...`` on a line of any code cell: library functions the
+  answer must not use. While the notebook is graded they are stubs in the student's kernel that
+  raise "not available in this exercise" (the checker keeps the real ones for its comparisons).
 * nbgrader's own cell metadata (``"nbgrader": {"grade": true, "grade_id": ..., "points": ...}``)
   is read as a check too, so notebooks brought from nbgrader keep their points.
 
@@ -33,6 +36,8 @@ CHECK_LINE = re.compile(
 #: what a malformed check line looks like, so a typo is an error instead of a silent 0-point cell
 _CHECK_ANY = re.compile(r"^\s*###\s*CHECK\b.*$", re.MULTILINE)
 STUB = 'raise NotImplementedError("your code here")'
+NOT_AVAILABLE = re.compile(r"^\s*###\s*NOT AVAILABLE\s*:\s*(?P<names>.*)$", re.MULTILINE)
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
 @dataclass(frozen=True)
@@ -123,3 +128,19 @@ def checks(nb: Any) -> list[Check]:
         seen.add(cid)
         found.append(Check(cid, points, index, source, has_hidden))
     return found
+
+
+def not_available(nb: Any) -> list[str]:
+    """The ``module.function`` names the notebook's ``### NOT AVAILABLE:`` lines withhold."""
+    out: list[str] = []
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        for m in NOT_AVAILABLE.finditer(cell.get("source", "")):
+            for name in (n.strip() for n in m["names"].split(",")):
+                if not _DOTTED.match(name):
+                    raise MarkerError(
+                        f"cell {index}: {name!r} in '### NOT AVAILABLE:' is not module.function"
+                    )
+                out.append(name)
+    return list(dict.fromkeys(out))

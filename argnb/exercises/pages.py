@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from argnb.exercises.scoring import Grades, Outcome, Row
+from argnb.exercises.submissions import page_name
 from argnb.views import esc
 
 _HINTS = {
@@ -22,13 +23,18 @@ def _hint(row: Row) -> str:
         return ""
     if row.status in _HINTS:
         return _HINTS[row.status]
+    if "not available in this exercise" in row.message:
+        return "the exercise asks you to write this yourself: the library's version is switched off"
+    if "is a link, which the grader does not follow" in row.message:
+        return "hand in the notebook file itself, not a link to it"
     if row.message.startswith("AssertionError: hidden test"):
         return "an extra test the instructor keeps hidden: check the cases your own tests skip"
     return _HINTS.get(row.message.split(":", 1)[0], "")
 
 
 def safe_name(student: str) -> str:
-    """A file name for a student's feedback page (no path tricks)."""
+    """A file name for a student's feedback page (no path tricks; see
+    :func:`argnb.exercises.submissions.page_name` for long or unusual names)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", student).strip("._") or "student"
 
 
@@ -78,11 +84,14 @@ def write(grades: Grades, out: Path, feedback_dir: Path | None = None) -> Path:
         by_student.setdefault(o.student, []).append(o)
     used: set[str] = set()
     for student, outcomes in by_student.items():
-        name, n = safe_name(student), 1
+        name, n = page_name(student), 1
         while name in used:  # "a b" and "a_b" must not share a page
             n += 1
-            name = f"{safe_name(student)}-{n}"
+            name = f"{page_name(student)}-{n}"
         used.add(name)
-        page = feedback_html(student, outcomes, grades.exercise)
-        (folder / f"{name}.html").write_text(page, encoding="utf-8")
+        try:
+            page = feedback_html(student, outcomes, grades.exercise)
+            (folder / f"{name}.html").write_text(page, encoding="utf-8")
+        except (OSError, ValueError) as exc:  # this student's page alone
+            grades.warnings.append(f"{student}: no feedback page ({type(exc).__name__})")
     return folder

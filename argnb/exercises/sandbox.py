@@ -7,6 +7,9 @@ The isolation is configuration, decided here and nowhere else (the threat model 
   the kernel's connection file and sockets, ``HOME``: the one writable place the kernel sees;
 * ``private/`` — the graded notebook with its hidden checks, the event log, the seccomp program
   and the sandbox spec: only the grader reads it, it is never mounted;
+* ``check/`` — the checker's own copy of the exercise's files and its job (the check cells,
+  hidden tests included): mounted read-only in the checker's sandbox (:mod:`.checker`), never in
+  the kernel's;
 * ``stage/`` — mount points used when the grader runs as root (see :mod:`.jail`).
 
 The kernel then runs (:mod:`.jail`) under ``bwrap`` with new user, PID, IPC, network, UTS and
@@ -58,6 +61,7 @@ class Limits:
     processes: int = 256  # processes and threads of the sandbox user, per sandbox
     file_mb: int = 256  # largest file it may write
     cpu_seconds: int = 600  # CPU time per process
+    total_memory_mb: int = 3072  # memory of the whole sandbox (a control group, or the watchdog)
 
     def rlimits(self) -> dict[str, int]:
         return {
@@ -76,17 +80,20 @@ class Scratch:
     box: Path
     private: Path
     stage: Path
+    check: Path
 
     @classmethod
     def create(cls) -> Scratch:
         root = Path(tempfile.mkdtemp(prefix="argnb-grade-")).resolve()
         os.chmod(root, 0o711)  # the sandbox user may pass through, never list
         box, private, stage = root / "box", root / "private", root / "stage"
+        check = root / "check"
         box.mkdir()
         private.mkdir(mode=0o700)
         stage.mkdir()
+        check.mkdir()
         os.chmod(stage, 0o711)
-        return cls(root, box, private, stage)
+        return cls(root, box, private, stage, check)
 
     def hand_over(self) -> None:
         """Give ``box`` to the sandbox user (when the grader is root)."""
@@ -179,19 +186,34 @@ def _embedded_model() -> str | None:
     return str(found) if found and Path(found).is_file() else None
 
 
-def write_spec(scratch: Scratch, mode: str, limits: Limits, chdir: Path) -> Path:
-    """The jail's instructions for this submission, in ``private/`` (see :mod:`.jail`)."""
+def write_spec(
+    scratch: Scratch,
+    mode: str,
+    limits: Limits,
+    chdir: Path,
+    *,
+    checker: bool = False,
+    cgroup: list[str] | None = None,
+) -> Path:
+    """The jail's instructions for this submission, in ``private/`` (see :mod:`.jail`).
+
+    ``checker``: the checker's sandbox instead of the kernel's: its own read-only folder
+    (``check/``, the exercise's files and the job), never ``box/``, and no model. ``cgroup``:
+    the ``cgroup.procs`` files the jail joins first (:mod:`.cgroups`).
+    """
     from argnb.exercises import seccomp
 
-    model = _embedded_model()
+    model = None if checker else _embedded_model()
     inside_model = MODEL_PATH if mode == "bwrap" else model
-    env = kernel_env(scratch.box, inside_model if model else None)
+    own = scratch.check if checker else scratch.box
+    env = kernel_env(own, inside_model if model else None)
     spec: dict = {
         "mode": mode,
         "python": sys.executable,
         "env": env,
         "chdir": str(chdir),
         "limits": limits.rlimits(),
+        "cgroup": list(cgroup or []),
     }
     if mode == "bwrap":
         binds = [["/usr", "/usr", "ro"]]
@@ -199,17 +221,20 @@ def write_spec(scratch: Scratch, mode: str, limits: Limits, chdir: Path) -> Path
         binds += [[str(p), str(p), "ro"] for p in read_only_mounts()]
         if model:
             binds.append([model, MODEL_PATH, "ro"])
-        binds.append([str(scratch.box), str(scratch.box), "rw"])
+        binds.append([str(own), str(own), "ro" if checker else "rw"])
+        stage = scratch.stage / ("checker" if checker else "kernel")
+        stage.mkdir(exist_ok=True)
+        os.chmod(stage, 0o711)
         spec.update(
             bwrap=shutil.which("bwrap") or "bwrap",
             binds=binds,
             symlinks=_symlinks(),
             inner_uid=SANDBOX_UID,
             seccomp=str(seccomp.write_filter(scratch.private / "seccomp.bpf")),
-            stage=str(scratch.stage) if _is_root() else None,
+            stage=str(stage) if _is_root() else None,
             host_uid=SANDBOX_UID if _is_root() else None,
         )
-    path = scratch.private / "sandbox.json"
+    path = scratch.private / ("checker.json" if checker else "sandbox.json")
     path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
     return path
 

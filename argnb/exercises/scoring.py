@@ -1,5 +1,6 @@
-"""Score one graded run: a check earns its points only when its cell raised nothing and its
-token came back (:mod:`.build`); whatever did not run earns nothing and says why.
+"""Score one graded run: a check earns its points only when the checker (:mod:`.checker`), a
+process of ours, ran its cell to the end without an error; whatever did not run earns nothing
+and says why.
 
 Also the records of a grading run: :class:`Row` (one line of the grades CSV), :class:`Outcome`
 (one notebook), :class:`Grades` (the run).
@@ -55,6 +56,7 @@ class Outcome:
     status: str  # ok | timeout | crashed | missing | unreadable
     note: str = ""
     flags: list[str] = field(default_factory=list)  # see build.SUSPICIOUS
+    runner_mb: int = 0  # the runner's peak memory (what the notebook's output cost outside)
 
 
 @dataclass
@@ -159,11 +161,11 @@ def score(
             row.status, row.message = _why(
                 reason, timeout, at, where.get(stop["index"] if stop else -1)
             )
-        elif ev["status"] == "ok" and ev.get("proof"):
+        elif ev["status"] == "ok" and ev.get("checked"):
             row.points, row.passed, row.status = check.points, True, "passed"
             row.message = _plain(ev.get("text", ""))
         elif ev["status"] == "ok":  # no error shown, but the check never reached its end
-            row.message = "the check did not finish (its result never came back to the grader)"
+            row.message = "the check was not decided by the grader's checker"
         else:
             row.message = f"{ev.get('ename', 'Error')}: {ev.get('evalue', '')}".strip()
         row.message = row.message[:MESSAGE_LIMIT]

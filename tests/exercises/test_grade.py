@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from argnb.exercises import build, jail, sandbox
+from argnb.exercises import execute, jail, sandbox
 from argnb.exercises import grade as g
 from argnb.exercises.cli import main
 from tests.exercises.conftest import grounded_submissions, toy_student, write_nb
@@ -30,7 +30,45 @@ def test_submissions_as_folders_or_flat_files(tmp_path):
         g.find_submissions(tmp_path / "empty", ["add.ipynb"])
 
 
-def test_checks_run_after_every_student_cell_with_a_token_each(toy):
+def test_submissions_refuse_links_unpack_safely_and_escape_names(tmp_path):
+    import os
+    import tarfile
+    import zipfile
+
+    from argnb.exercises import submissions
+
+    subs = tmp_path / "subs"
+    write_nb(subs / "ana" / "add.ipynb", ["1"])
+    (subs / "ben").mkdir()
+    (subs / "ben" / "add.ipynb").symlink_to(subs / "ana" / "add.ipynb")
+    (subs / "cem").symlink_to(subs / "ana", target_is_directory=True)
+    with zipfile.ZipFile(subs / "dan.zip", "w") as z:
+        link = zipfile.ZipInfo("sub/add.ipynb")
+        link.external_attr = 0o120777 << 16
+        z.writestr(link, "/etc/shadow")
+        z.writestr("../../up.txt", "x")
+        z.writestr("/abs.txt", "x")
+    with tarfile.open(subs / "eve.tar", "w") as t:
+        member = tarfile.TarInfo("add.ipynb")
+        member.type, member.linkname = tarfile.LNKTYPE, "/etc/shadow"
+        t.addfile(member)
+    os.mkdir(os.path.join(os.fsencode(subs), b"caf\xe9\nfake line"))
+    found, warnings = g.find_submissions(subs, ["add.ipynb"], tmp_path / "unpacked")
+    assert found["ana"] == {"add.ipynb": subs / "ana" / "add.ipynb"}
+    for who in ("ben", "cem", "dan", "eve"):
+        assert "is a link, which the grader does not follow" in found[who]["add.ipynb"], who
+    odd = next(s for s in found if s.startswith("caf"))
+    assert odd.startswith("caf\\xe9\\u000afake line~") and "\n" not in odd
+    assert sum("absolute path or '..'" in w for w in warnings) == 2
+    assert not (tmp_path / "up.txt").exists() and not Path("/abs.txt").exists()
+    with pytest.raises(g.GradingError, match="is a link"):
+        submissions.read_notebook(subs / "ben" / "add.ipynb")
+    assert submissions.page_name("ana") == "ana"
+    long = submissions.page_name("n" * 251)
+    assert len(long) < 64 and long != submissions.page_name("n" * 250)
+
+
+def test_checks_run_after_every_student_cell_and_never_in_the_kernel(toy):
     (solution,) = g.load_solutions(toy / "99_toy").values()
     student = nbformat.v4.new_notebook()
     student.cells = [
@@ -45,19 +83,49 @@ def test_checks_run_after_every_student_cell_with_a_token_each(toy):
     assert not any("sleep" in s for s in sources)  # NBVAL_SKIP cells do not run
     assert [c.id for c in where.values()] == ["add", "data"]
     assert sorted(where) == [len(nb.cells) - 2, len(nb.cells) - 1]
-    tokens = [nb.cells[i].metadata["argnb"]["token"] for i in sorted(where)]
-    assert len(set(tokens)) == 2 and all(len(t) == 32 for t in tokens)
-    assert tokens[0] in nb.cells[-2].source and "negative numbers" in nb.cells[-2].source
-    again, _, _ = g.graded_notebook(student, solution)  # a new token on every run
-    assert again.cells[-1].metadata["argnb"]["token"] != tokens[1]
+    assert [nb.cells[i].metadata["argnb"]["check"] for i in sorted(where)] == ["add", "data"]
+    # the checker's job: the check cells, hidden tests included; none of it before them
+    job = execute._job(nb, 5)
+    assert [c["index"] for c in job["checks"]] == sorted(where)
+    assert "negative numbers" in job["checks"][0]["source"]
+    assert not any("negative numbers" in s for s in sources[: min(where)])
+    assert job["imports"] == [] and nb.metadata["argnb"]["withheld"] == []
 
 
-def test_a_last_expression_is_still_shown_after_the_token():
-    src = build.with_token("x = 2\nf'value {x}'", "T0K")
-    out = {}
-    exec(compile(src.rsplit("\n", 1)[0], "<cell>", "exec"), out)
-    assert out["_argnb_result"] == "value 2" and src.endswith("_argnb_result")
-    assert src.index("print('T0K')") > src.index("_argnb_result =")
+def test_the_checker_runs_a_check_on_plain_data_from_a_fake_kernel():
+    """A check cell runs in the checker with the student's names as proxies; only values cross."""
+    import socket
+    import threading
+
+    from argnb.exercises import checker, serve
+
+    ours, theirs = socket.socketpair()
+    student = {"add": lambda a, b: abs(a) + abs(b), "answer": {1, 2}, "grow": list.append}
+
+    def kernel():
+        stream = theirs.makefile("rwb")
+        for line in stream:
+            request = __import__("json").loads(line)
+            if request.get("op") == "bye":
+                break
+            reply = serve.answer(request, student)
+            stream.write(__import__("json").dumps(reply).encode() + b"\n")
+            stream.flush()
+
+    threading.Thread(target=kernel, daemon=True).start()
+    k = checker.Kernel(ours, 10)
+    ns = checker.setup(["import math"])
+    own = set(ns)
+    src = "### CHECK add: 2 points\nassert add(1, 2) == 3\nassert answer == {1, 2}\nmath.pi"
+    assert checker.run_check(src, ns, k, own) == {"status": "ok", "text": "3.141592653589793"}
+    hidden = "assert add(1, 1) == 2\n### BEGIN HIDDEN TESTS\nassert add(-1, 1) == 0, 'neg'\n"
+    hidden += "### END HIDDEN TESTS"
+    got = checker.run_check(hidden, ns, k, own)
+    assert got == {"status": "error", "ename": "AssertionError", "evalue": "hidden test: neg"}
+    mutated = checker.run_check("xs = [1]\ngrow(xs, 2)\nassert xs == [1, 2]", ns, k, own)
+    assert mutated["status"] == "ok"  # the student's function changed its argument: so did ours
+    assert checker.run_check("nothing_here", ns, k, own)["ename"] == "NameError"
+    k.close()
 
 
 def test_hidden_tests_fail_with_their_own_label():
@@ -67,7 +135,7 @@ def test_hidden_tests_fail_with_their_own_label():
     exec(compile(g.mark_hidden(src.replace("x == 2", "x == 1")), "<cell>", "exec"), {})
 
 
-def test_score_needs_the_token_and_gives_zero_for_what_did_not_run(toy):
+def test_score_needs_the_checkers_verdict_and_gives_zero_for_what_did_not_run(toy):
     (solution,) = g.load_solutions(toy / "99_toy").values()
     student = nbformat.v4.new_notebook()
     student.cells = [nbformat.v4.new_code_cell(s) for s in toy_student("return a + b")]
@@ -75,15 +143,15 @@ def test_score_needs_the_token_and_gives_zero_for_what_did_not_run(toy):
     first, second = sorted(where)
     events = [
         {"event": "cell", "index": 0, "status": "ok", "text": ""},
-        {"event": "cell", "index": first, "status": "ok", "text": "'fine'", "proof": True},
+        {"event": "cell", "index": first, "status": "ok", "text": "'fine'", "checked": True},
         {"event": "stop", "index": second, "reason": "timeout"},
     ]
     rows, status, _ = g.score("ana", solution, nb, where, events, 5)
     assert [(r.points, r.status) for r in rows] == [(2.0, "passed"), (0.0, "timeout")]
     assert rows[0].message == "fine" and "5 s limit" in rows[1].message
-    events[1]["proof"] = False  # "ok" without the token: the check never reached its end
+    del events[1]["checked"]  # "ok" from anywhere but the checker earns nothing
     rows, status, _ = g.score("ana", solution, nb, where, events, 5)
-    assert rows[0].points == 0 and "did not finish" in rows[0].message
+    assert rows[0].points == 0 and "not decided" in rows[0].message
     events[-1]["reason"] = "dead kernel"
     rows, status, _ = g.score("ana", solution, nb, where, events, 5)
     assert status == "crashed" and rows[1].status == "crashed"
@@ -140,8 +208,9 @@ def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path, bwrap):
     assert time.monotonic() - t0 < 240
     rows = {(r.student, r.check): r for r in grades.rows}
     points = {s: sum(r.points for r in grades.rows if r.student == s) for s in [*cases, "garbage"]}
+    # "deletes" removes its own copy of the data: the data check reads the checker's copy
     assert points == {
-        "correct": 3, "hidden_fail": 1, "network": 1, "deletes": 2, "asks_input": 3,
+        "correct": 3, "hidden_fail": 1, "network": 1, "deletes": 3, "asks_input": 3,
         "waits_widget": 3, "tampers": 1, "vandal": 3, "garbage": 0,
     }  # fmt: skip
     assert canary.read_text() == "keep me"  # not even mounted in the sandbox
@@ -265,3 +334,22 @@ def test_cli_refuses_an_unconfined_run_without_the_explicit_flag(toy, tmp_path, 
     err = capsys.readouterr()
     assert "--i-understand" in err.err and "grading" not in err.out
     assert not (tmp_path / "g.csv").exists()
+
+
+EXERCISES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "exercises").iterdir())
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_solution_scores_full_marks_through_the_checker(exercise, tmp_path, bwrap):
+    """Every check of every exercise runs in the checker with the solution's answers carried over
+    plain data (frames, arrays, generators, pydantic arguments, ...): full marks, nothing refused."""
+    import shutil
+
+    folder = Path(__file__).resolve().parents[2] / "exercises" / exercise
+    (tmp_path / "subs" / "solution").mkdir(parents=True)
+    for nb in (folder / "solutions").glob("*.ipynb"):
+        shutil.copy(nb, tmp_path / "subs" / "solution" / nb.name)
+    grades = g.grade(tmp_path / "subs", folder, timeout=120, jobs=2)
+    missed = [(r.notebook, r.check, r.message) for r in grades.rows if not r.passed]
+    assert missed == [] and len(grades.rows) >= 2

@@ -16,15 +16,21 @@ import csv
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
+import tarfile
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from argnb import csvsafe
 from argnb.exercises import grade as g
+from argnb.exercises.cli import progress_line
+from argnb.exercises.sandbox import Limits
+from argnb.exercises.submissions import shown_name
 from tests.exercises.conftest import write_nb
 
 pytestmark = pytest.mark.notebook
@@ -51,6 +57,63 @@ def attacker(code: str, *, honest_add: bool = False) -> list[str]:
         "### CHECK add: 2 points\nassert add(1, 2) == 3",
         "### CHECK data: 1 point\nassert open('../data/x.txt').read() == 'ok'",
     ]
+
+
+def own(code: str) -> list[str]:
+    """A toy submission whose first cell is ``code`` (it defines ``add`` itself)."""
+    return [
+        "%load_ext argnb.exercises",
+        code,
+        "### CHECK add: 2 points\nassert add(1, 2) == 3",
+        "### CHECK data: 1 point\nassert open('../data/x.txt').read() == 'ok'",
+    ]
+
+
+#: attack 6: student names that cost the whole class its grades (bytes, as a folder name)
+NAMES = {
+    "not_utf8": b"caf\xe9-\xff\xfe",
+    "long": b"n" * 251,
+    "newline": b"evil\n  correct          add.ipynb                        3 in 0.1 s",
+}
+ROOT_SECRET = "root-only-2c91e"  # a 0600 file of root's
+
+
+def plant_links(subs: Path, tmp: Path, solution: Path) -> dict[str, Path]:
+    """Attack 1: submissions that are links (absolute, relative, to a folder, in archives)."""
+    root_file = tmp / "root_only.txt"
+    root_file.write_text(ROOT_SECRET)
+    root_file.chmod(0o600)
+    made = {
+        "link_solution": solution,
+        "link_shadow": Path("/etc/shadow"),
+        "link_root_file": root_file,
+    }
+    for who, target in made.items():
+        (subs / who).mkdir()
+        (subs / who / "add.ipynb").symlink_to(target)
+    (subs / "link_relative").mkdir()
+    rel = os.path.relpath(solution, subs / "link_relative")
+    (subs / "link_relative" / "add.ipynb").symlink_to(rel)
+    made["link_relative"] = subs / "link_relative" / "add.ipynb"
+    (subs / "link_folder").symlink_to(subs / "correct", target_is_directory=True)
+    made["link_folder"] = subs / "link_folder" / "add.ipynb"
+    # a zip whose add.ipynb is a link to the solution, with a member climbing out and one absolute
+    with zipfile.ZipFile(subs / "zip_link.zip", "w") as z:
+        info = zipfile.ZipInfo("add.ipynb")
+        info.external_attr = (0o120777 << 16) | 0x20
+        z.writestr(info, str(solution))
+        z.writestr("../escaped_zip.txt", "out")
+        z.writestr("/tmp/absolute_zip.txt", "out")
+    made["zip_link"] = solution
+    with tarfile.open(subs / "tar_link.tar", "w") as t:
+        member = tarfile.TarInfo("add.ipynb")
+        member.type, member.linkname = tarfile.SYMTYPE, str(solution)
+        t.addfile(member)
+        member = tarfile.TarInfo("hard.ipynb")
+        member.type, member.linkname = tarfile.LNKTYPE, "/etc/shadow"
+        t.addfile(member)
+    made["tar_link"] = solution
+    return made
 
 
 STEAL_SOLUTION = """
@@ -223,6 +286,117 @@ SILENCE = {
     "print_pass": "print('passed')\nget_ipython().showtraceback = lambda *a, **k: print('ok')",
 }
 
+#: where an attack leaves the evidence that it ran: in the sandbox's HOME, which the batch
+#: copies out before the scratch folder is removed (only the tests read it)
+MARK = """
+def mark(name, **found):
+    import json, os
+    path = os.path.join(os.path.expanduser('~'), f'mark-{name}.json')
+    with open(path, 'w') as f:
+        json.dump(found, f, default=str)
+"""
+
+#: issue 30, attack 2: walk up the caller's frames and raise whatever check code is found
+FRAME_PEEK = (
+    MARK
+    + """
+import sys
+def add(a, b):
+    frames, texts = [], []
+    f = sys._getframe(1)
+    while f is not None:
+        frames.append(f.f_code.co_name)
+        for value in list(f.f_locals.values()):
+            text = value if isinstance(value, str) else getattr(value, 'source', None)
+            if isinstance(text, str) and any(w in text for w in ('assert ' + 'add(', 'BEGIN ' + 'HIDDEN')):
+                texts.append(text[:300])
+        f = f.f_back
+    mark('frame_peek', frames=frames, texts=texts, args=[a, b])
+    raise ValueError('FOUND ' + ' | '.join(texts)[:500])
+"""
+)
+
+#: attack 3: rewrite every statement still to run, then answer with an object equal to anything
+REWRITE = (
+    MARK
+    + """
+import sys
+class Liar:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = object.__hash__
+class LiarInt(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+def add(a, b):
+    rewritten, frames = 0, []
+    f = sys._getframe(1)
+    while f is not None:
+        frames.append(f.f_code.co_name)
+        for key, value in list(f.f_locals.items()):
+            if isinstance(value, list) and value and all(hasattr(v, 'lineno') for v in value):
+                import ast
+                value[:] = [ast.Pass(lineno=v.lineno, col_offset=0) for v in value]
+                rewritten += 1
+        f = f.f_back
+    get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])
+    mark('{who}', frames=frames, rewritten=rewritten, args=[a, b])
+    return {answer}
+"""
+)
+
+#: attack 4: four processes of 400 MB each in one sandbox limited to 1 GB
+MANY_PROCESSES = (
+    MARK
+    + """
+import subprocess, sys, time
+child = (
+    "import sys, time\\n"
+    "b = bytearray(400 * 2**20)\\n"
+    "b[::4096] = b'x' * len(b[::4096])\\n"
+    "print('held', flush=True)\\n"
+    "time.sleep(60)\\n"
+)
+kids = [subprocess.Popen([sys.executable, '-c', child], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)]
+held = 0
+t0 = time.time()
+for k in kids:
+    line = k.stdout.readline()
+    held += line.startswith('held')
+    mark('many_processes', started=len(kids), held=held)
+time.sleep(1)
+alive = sum(k.poll() is None for k in kids)
+mark('many_processes', started=len(kids), held=held, alive=alive, seconds=time.time() - t0)
+for k in kids:
+    k.kill()
+def add(a, b):
+    return a + b
+"""
+)
+
+#: attack 5: print far more than the runner keeps (240 MB; 1 GB in the issue, scaled for CI):
+#: 40 MB one flushed megabyte at a time (the runner reads each, keeps the first), then 200 MB in
+#: one burst (a single message that large is never read at all)
+BIG_PRINT = (
+    MARK
+    + """
+import sys
+chunk = 'x' * 2**20
+for i in range(40):
+    print(chunk)
+    sys.stdout.flush()
+for i in range(200):
+    print(chunk)
+mark('big_print', printed_mb=240)
+def add(a, b):
+    return a + b
+"""
+)
+
 
 class Listener:
     """A TCP listener on the host's loopback and a Unix socket under the host's /tmp: what a
@@ -328,14 +502,46 @@ def batch(tmp_path_factory):
         cells.insert(2, code)
         write_nb(subs / f"silence_{name}" / "add.ipynb", cells)
     write_nb(subs / "=HYPERLINK(1)" / "add.ipynb", attacker("", honest_add=True))
+    for who, code in {
+        "frame_peek": FRAME_PEEK,
+        "rewrite_liar": REWRITE.replace("{who}", "rewrite_liar").replace("{answer}", "Liar()"),
+        "rewrite_int": REWRITE.replace("{who}", "rewrite_int").replace("{answer}", "LiarInt(0)"),
+        "many_processes": MANY_PROCESSES,
+        "big_print": BIG_PRINT,
+    }.items():
+        write_nb(subs / who / "add.ipynb", own(code))
+    for raw in NAMES.values():  # honest notebooks under names that broke the whole run
+        path = os.path.join(os.fsencode(subs), raw)
+        os.mkdir(path)
+        write_nb(Path(os.fsdecode(path)) / "add.ipynb", attacker("", honest_add=True))
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+    links = plant_links(subs, tmp, solution)
     old = os.environ.get("OPENAI_API_KEY")
     os.environ["OPENAI_API_KEY"] = SECRET
     sb.Scratch.create = recorded  # type: ignore[method-assign]
+    remove = sb.Scratch.remove
+    marks = tmp / "marks"
+    marks.mkdir()
+
+    def keep_marks(scratch: sb.Scratch) -> None:  # the evidence, before the folder goes
+        for found in (scratch.box / ".home").glob("mark-*.json"):
+            shutil.copy(found, marks / found.name)
+        remove(scratch)
+
+    sb.Scratch.remove = keep_marks  # type: ignore[method-assign]
+    lines: list[str] = []
     try:
-        grades = g.grade(subs, root / "99_toy", timeout=40, jobs=2)
+        grades = g.grade(
+            subs,
+            root / "99_toy",
+            timeout=40,
+            jobs=2,
+            limits=Limits(total_memory_mb=1024),
+            progress=lambda o: lines.append(progress_line(o)),
+        )
     finally:
         sb.Scratch.create = create  # type: ignore[method-assign]
+        sb.Scratch.remove = remove  # type: ignore[method-assign]
         if old is None:
             del os.environ["OPENAI_API_KEY"]
         else:
@@ -350,7 +556,12 @@ def batch(tmp_path_factory):
     ).stdout.split()
     return {
         "scratch_made": made,
-        "submissions": len([p for p in subs.iterdir() if p.is_dir()]),
+        "ran": sum(o.status not in ("unreadable", "missing") for o in grades.outcomes),
+        "marks": {p.name[5:-5]: json.loads(p.read_text()) for p in marks.glob("mark-*.json")},
+        "links": links,
+        "lines": lines,
+        "tmp": tmp,
+        "feedback": feedback,
         "scratch_left": {p for p in made if p.exists()},
         "grades": grades,
         "rows": {(r.student, r.check): r for r in grades.rows},
@@ -377,7 +588,8 @@ def points(batch, student: str) -> float:
 def test_the_honest_solution_keeps_full_marks_in_the_same_batch(batch):
     assert points(batch, "correct") == 3 and points(batch, "zz_last") == 3
     assert points(batch, "kernel_victim") == 3
-    assert all(o.status == "ok" for o in batch["grades"].outcomes if o.student != "memory")
+    refused = {*batch["links"], "memory"}  # links are refused; the 4 GB one dies at its limit
+    assert all(o.status == "ok" for o in batch["grades"].outcomes if o.student not in refused)
 
 
 def test_the_solution_cannot_be_read(batch):
@@ -444,9 +656,9 @@ def test_file_size_is_limited(batch):
 def test_one_liners_do_not_silence_a_failing_check(batch, name):
     row = batch["rows"][f"silence_{name}", "add"]
     assert row.points == 0 and not row.passed, row
-    # the data check still counts, unless the trick broke every later cell (a transformer that
-    # replaces each cell, the grader's own included: it fails closed)
-    assert points(batch, f"silence_{name}") == (0 if name == "transformer" else 1)
+    # the data check still counts: it runs in the checker, whatever the kernel became (a
+    # transformer that replaces each cell, the grader's own included, cannot reach it)
+    assert points(batch, f"silence_{name}") == 1
     (outcome,) = [o for o in batch["grades"].outcomes if o.student == f"silence_{name}"]
     assert outcome.flags and "review by hand" in outcome.note  # and the instructor is told
 
@@ -459,7 +671,7 @@ def test_honest_notebooks_are_not_flagged(batch):
 
 
 def test_the_machine_is_left_clean(batch):
-    assert len(batch["scratch_made"]) >= batch["submissions"]  # one per submission, at least
+    assert len(batch["scratch_made"]) >= batch["ran"]  # one per notebook run, at least
     assert batch["scratch_left"] == set()
     assert batch["canary"].read_text() == FILE_SECRET
 
@@ -473,6 +685,91 @@ def test_student_text_cannot_be_a_formula_in_grades_csv(batch):
     for r in rows:
         for value in r.values():
             assert not value.startswith(csvsafe.TRIGGERS), value
+
+
+# -- issue 30: verdicts outside the student's process, files, names, limits ----------------
+
+
+def test_links_are_refused_not_followed(batch):
+    subs = batch["tmp"] / "subs"
+    for who in ("link_solution", "link_shadow", "link_root_file", "link_relative", "link_folder"):
+        planted = subs / who if who == "link_folder" else subs / who / "add.ipynb"
+        assert planted.is_symlink() and planted.exists(), who  # armed: following it would work
+        row = batch["rows"][who, "add"]
+        assert points(batch, who) == 0 and row.status == "unreadable", (who, row)
+        assert "is a link, which the grader does not follow" in row.message, row.message
+    assert (subs / "link_root_file" / "add.ipynb").read_text() == ROOT_SECRET  # would leak this
+    assert ROOT_SECRET not in batch["published"] and "root:" not in batch["published"]
+    if os.access("/etc/shadow", os.R_OK):
+        assert (subs / "link_shadow" / "add.ipynb").read_text()
+    # another student's folder, linked: not graded under the attacker's name
+    assert points(batch, "correct") == 3 and points(batch, "link_folder") == 0
+
+
+def test_archives_are_unpacked_without_links_or_escapes(batch):
+    for who in ("zip_link", "tar_link"):
+        row = batch["rows"][who, "add"]
+        assert points(batch, who) == 0 and "is a link" in row.message, (who, row)
+    warnings = "\n".join(batch["grades"].warnings)
+    assert "absolute path or '..'" in warnings  # the zip's climbing members were seen ...
+    assert not (batch["tmp"] / "escaped_zip.txt").exists()  # ... and left out
+    assert not Path("/tmp/absolute_zip.txt").exists()
+
+
+def test_frame_peeking_finds_no_check_to_raise(batch):
+    found = batch["marks"]["frame_peek"]
+    assert found["frames"] and found["args"] == [1, 2]  # it ran, inside a call from the checker
+    assert found["texts"] == []  # no check, hidden test or expected value in the kernel
+    row = batch["rows"]["frame_peek", "add"]
+    assert row.points == 0 and row.message.startswith("ValueError: FOUND")
+    assert "negative numbers" not in row.message and "assert" not in row.message
+
+
+@pytest.mark.parametrize("who", ["rewrite_liar", "rewrite_int"])
+def test_rewriting_statements_and_always_equal_answers_score_nothing(batch, who):
+    found = batch["marks"][who]
+    assert found["frames"] and found["args"] == [1, 2]  # it ran and returned its liar
+    row = batch["rows"][who, "add"]
+    assert row.points == 0 and not row.passed, row
+    if who == "rewrite_liar":  # an object cannot cross; an int subclass crosses as its value
+        assert "cannot be graded" in row.message
+    else:
+        assert row.message.startswith("AssertionError")
+    assert points(batch, who) == 1  # the data check: nothing of the kernel's can skip it
+
+
+def test_memory_is_limited_per_submission_not_per_process(batch):
+    found = batch["marks"]["many_processes"]
+    assert found["started"] == 4  # four processes of 400 MB each asked for memory ...
+    # ... and at most two held it at once under the 1 GB limit (a control group kills one of
+    # them; the watchdog, where there is none, ends the whole sandbox before it can report)
+    assert found["alive"] <= 2 if "alive" in found else found["held"] <= 2, found
+    assert points(batch, "correct") == 3
+
+
+def test_a_huge_print_is_cut_and_costs_the_runner_little(batch):
+    assert batch["marks"]["big_print"]["printed_mb"] == 240  # the kernel printed it all
+    (outcome,) = [o for o in batch["grades"].outcomes if o.student == "big_print"]
+    assert "cut the rest" in outcome.note and points(batch, "big_print") == 3
+    assert 0 < outcome.runner_mb < 300, outcome.runner_mb  # 240 MB kept would need far more
+
+
+def test_names_cannot_break_the_run(batch):
+    with batch["out"].open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    students = {o.student for o in batch["grades"].outcomes}
+    assert len(rows) == 2 * len(students)  # every row written
+    shown = {who: shown_name(os.fsdecode(raw)) for who, raw in NAMES.items()}
+    assert set(shown.values()) <= students
+    for who, name in shown.items():
+        assert "\n" not in name and len(name) <= 64, name
+        assert points(batch, name) == 3, (who, name)
+    assert shown["not_utf8"].startswith("caf\\xe9")
+    pages = list(batch["feedback"].glob("*.html"))
+    assert len(pages) == len(students)  # one page per student, the 251-character name's too
+    assert all(len(p.name) < 100 for p in pages)
+    assert all("\n" not in line for line in batch["lines"])
+    assert not any(line.startswith("  correct ") and "0.1 s" in line for line in batch["lines"])
 
 
 #: one-liners against a real exercise (02_dialectic/ex2_grounded): its checks call a check
@@ -508,12 +805,32 @@ def test_tricks_against_a_real_check_score_nothing(grounded_exercise, tmp_path, 
         nb.cells.append(nbformat.v4.new_code_cell(trick))
         (subs / name).mkdir()
         nbformat.write(nb, subs / name / "ex2_grounded.ipynb")
+    # issue 30, attack 8: delegation -- hand in the library's own function as the answer, and
+    # compute the by-hand answer with the library too
+    delegates = nbformat.read(folder / "solutions" / "ex2_grounded.ipynb", as_version=4)
+    for cell in delegates.cells:
+        if cell.source.startswith("def grounded_extension"):
+            cell.source = "from argnb.dialectic import grounded_extension"
+        elif "### BEGIN SOLUTION" in cell.source and "labels" in cell.source:
+            cell.source = (
+                "from argnb.dialectic import grounded_labelling\n"
+                "labels = grounded_labelling(FRAMEWORK_ARGUMENTS, FRAMEWORK_DEFEATS)\n"
+                "grounded = {a for a, label in labels.items() if label == 'IN'}"
+            )
+    (subs / "delegates").mkdir()
+    nbformat.write(delegates, subs / "delegates" / "ex2_grounded.ipynb")
     assert len(student.cells) == len(solution.cells)
     grades = g.grade(subs, folder, timeout=60, jobs=2)
     got = {
-        s: sum(r.points for r in grades.rows if r.student == s) for s in ["correct", *REAL_TRICKS]
+        s: sum(r.points for r in grades.rows if r.student == s)
+        for s in ["correct", "delegates", *REAL_TRICKS]
     }
-    assert got == {"correct": 5, **{name: 0 for name in REAL_TRICKS}}, grades.rows
+    assert got == {"correct": 5, "delegates": 0, **{name: 0 for name in REAL_TRICKS}}, grades.rows
+    rows = {r.check: r for r in grades.rows if r.student == "delegates"}
+    # the delegation ran and met the stub, and the feedback says why
+    assert "not available in this exercise" in rows["grounded_code"].message
+    (outcome,) = [o for o in grades.outcomes if o.student == "delegates"]
+    assert outcome.status == "ok"
 
 
 def test_cpu_time_is_limited_and_the_rest_still_counts(tmp_path, bwrap):
@@ -535,3 +852,65 @@ def test_cpu_time_is_limited_and_the_rest_still_counts(tmp_path, bwrap):
     assert outcome.status == "crashed" and "crashed Python" in outcome.note, outcome
     assert sum(r.points for r in outcome.rows) == 3
     assert outcome.seconds < 40  # the limit, not the 50 s time-out, stopped the cell
+
+
+SLOW = "import subprocess, time\nsubprocess.Popen(['sleep', '{marker}'])\ntime.sleep(40)"
+
+
+def _pids(marker: str) -> list[str]:
+    done = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_stopped_grader_leaves_no_process_or_folder(tmp_path, mode, request):
+    """Issue 30, attack 7: SIGTERM midway through a ``--jobs 2`` batch ends every kernel and
+    process of it and removes its scratch folders, in either sandbox mode."""
+    import signal
+    import sys
+    import tempfile
+    import time
+
+    from argnb.exercises.release import release
+    from argnb.exercises.sandbox import unavailable
+    from tests.exercises.conftest import TOY_SOLUTION, toy_student
+
+    if mode == "bwrap" and unavailable():
+        pytest.skip(unavailable())
+    root = tmp_path / "exercises"
+    write_nb(root / "99_toy" / "solutions" / "add.ipynb", TOY_SOLUTION)
+    (root / "99_toy" / "data").mkdir()
+    (root / "99_toy" / "data" / "x.txt").write_text("ok")
+    release(root)
+    marker = str(800000 + secrets.randbelow(99999))
+    for who in ("ana", "ben", "cem", "dan"):
+        cells = toy_student("return a + b", before=SLOW.format(marker=marker))
+        write_nb(tmp_path / "subs" / who / "add.ipynb", cells)
+    # the grader's own temporary folder (TMPDIR), so the test sees every folder it makes; the
+    # sandbox user must pass through it, as through /tmp
+    scratch = Path(tempfile.mkdtemp(prefix="argnb-stop-test-"))
+    scratch.chmod(0o711)
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    extra = ["--sandbox", "none", "--i-understand"] if mode == "none" else []
+    cmd = [sys.executable, "-m", "argnb.exercises", "grade", str(tmp_path / "subs"),
+           "--exercise", "99_toy", "--root", str(root), "--jobs", "2", "--timeout", "90",
+           "--out", str(tmp_path / "grades.csv"), *extra]  # fmt: skip
+    grader = subprocess.Popen(
+        cmd,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while len(_pids(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.3)
+    running = _pids(marker)
+    folders = list(scratch.glob("argnb-grade-*"))
+    grader.send_signal(signal.SIGTERM)
+    code = grader.wait(timeout=60)
+    assert len(running) == 2 and len(folders) >= 2  # the attack ran: two notebooks midway
+    assert code != 0
+    time.sleep(0.5)
+    assert _pids(marker) == []  # no kernel, no process of a student's left
+    assert list(scratch.iterdir()) == []  # no scratch folder, no unpacked upload
+    assert not (tmp_path / "grades.csv").exists()
