@@ -103,13 +103,13 @@ def _return(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from argnb.classroom.homes import return_feedback
-    from argnb.exercises.pages import safe_name
+    from argnb.exercises.submissions import page_name
 
     folder = Path(args.feedback)
     if not folder.is_dir():
         raise ArgnbError(f"no feedback folder {folder}", hint="the grader's --feedback folder")
     learners = sorted(p.name for p in Path(args.submissions).iterdir() if p.is_dir())
-    pages = {n: folder / f"{safe_name(n)}.html" for n in learners}
+    pages = {n: folder / f"{page_name(n)}.html" for n in learners}
     pages = {n: p for n, p in pages.items() if p.is_file()}
     written = return_feedback(args.exercise, pages, root=Path(args.homes), prefix=args.prefix,
                               course=args.course, only=_only(args))  # fmt: skip

@@ -318,9 +318,9 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
     assert b"root:" not in b"".join(p.read_bytes() for p in subs.rglob("*") if p.is_file())
     _cli("exercises", "grade", str(subs), "--exercise", "02_dialectic", "--out",
          str(tmp_path / "grades.csv"), "--feedback", str(fb), "--jobs", "2")  # fmt: skip
-    from argnb.exercises.pages import safe_name
+    from argnb.exercises.submissions import page_name
 
-    (fb / f"{safe_name(d.name)}.html").write_text("<p>a page for d, who handed nothing in</p>")
+    (fb / f"{page_name(d.name)}.html").write_text("<p>a page for d, who handed nothing in</p>")
     (subs / d.name).mkdir()
     returned = _cli("class", "return", "02_dialectic", "--feedback", str(fb), "--submissions",
                     str(subs), *homes)  # fmt: skip
@@ -330,9 +330,9 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
         st = page.lstat()
         uid = int(subprocess.run(["id", "-u", lr.name], capture_output=True, text=True).stdout)
         assert st.st_uid == uid and oct(st.st_mode & 0o777) == "0o600"
-        assert page.read_text() == (fb / f"{safe_name(lr.name)}.html").read_text()
+        assert page.read_text() == (fb / f"{page_name(lr.name)}.html").read_text()
         assert lr.name in page.read_text()
-    assert Path(a_page).read_text() == (fb / f"{safe_name(a.name)}.html").read_text()
+    assert Path(a_page).read_text() == (fb / f"{page_name(a.name)}.html").read_text()
     assert not Path(f"/home/{c.name}/argnb-course/feedback").exists()
     assert os.path.islink(f"/home/{d.name}/argnb-course/feedback/02_dialectic.html")
     # the class report: grades beside each learner's model use
