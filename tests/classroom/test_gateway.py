@@ -274,15 +274,20 @@ def test_a_learner_over_the_limit_gets_the_one_line_and_nothing_reaches_the_mode
     srv.stop()
 
 
-def _rows(gw: Gateway) -> list[dict]:
-    """The usage rows, once the gateway wrote them: it records a stream just after relaying its
-    last event, which the client may already have read."""
+def _until(ok: Any, seconds: float = 5) -> None:
+    """Wait for what the gateway does just after its answer went out (the client may be faster)."""
     import time
 
-    end = time.monotonic() + 5
-    while not (rows := gw.store.summary()) and time.monotonic() < end:
+    end = time.monotonic() + seconds
+    while not ok():
+        assert time.monotonic() < end, "the gateway did not get there"
         time.sleep(0.02)
-    return rows
+
+
+def _rows(gw: Gateway) -> list[dict]:
+    """The usage rows, once the gateway wrote them (a stream's just after its last event)."""
+    _until(gw.store.summary)
+    return gw.store.summary()
 
 
 def test_usage_of_streams_is_counted_by_the_server_or_marked_estimated(tmp_path):
@@ -329,7 +334,7 @@ def test_a_model_server_that_is_gone_or_hangs_gives_one_line_not_a_wait(tmp_path
         with pytest.raises(ArgnbError) as err:
             learner(url).chat("hello")
         assert "does not answer" in str(err.value) and not isinstance(err.value, BackendUnavailable)
-        assert gw.queue.busy == 0  # the slot came back
+        _until(lambda: gw.queue.busy == 0)  # the slot came back (just after the answer went out)
     srv.stop()
 
 
