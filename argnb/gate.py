@@ -92,6 +92,7 @@ _SCHEMA = re.compile(
     rf"""\b(?:{_SCHEMA_KEYS})['"]\s*:|['"](?:{_SCHEMA_KEYS})\b|\$(?:defs|ref)\b"""
     r"""|:\s*['"](?:object|string|array|integer|boolean|null|json)['"]"""
 )
+_SCHEMA_WORDS = set(_SCHEMA_KEYS.split("|")) | {"object", "string", "array", "json", "JSON"}
 _CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 _SENTENCE_END = (".", "!", "?", "…", '"', "'", ")", "]", "»", "”", "’", ":")
 _PLACEHOLDER = re.compile(r"\$(?:\$|[_a-z][_a-z0-9]*|\{[_a-z][_a-z0-9]*\})", re.IGNORECASE)
@@ -285,6 +286,9 @@ def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
 def _schema(text: str, names: set[str], fields: set[str]) -> Stop | None:
     if m := _SCHEMA.search(text):
         return Stop("schema", m.group())
+    bare = text.strip().strip("'\"")
+    if bare in _SCHEMA_WORDS or bare in fields:  # a whole answer that is one schema word
+        return Stop("schema", bare)
     for n in names:
         if re.search(rf"\b{re.escape(n)}\b", text):
             return Stop("schema", n)

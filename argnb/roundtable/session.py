@@ -110,6 +110,11 @@ class HumanScript:
 
 
 # -- the session --------------------------------------------------------------------------------
+def _revised(resp: Response[Any]) -> bool:
+    """Whether a reply was revised to fit the word limit (a retry after the gate is not that)."""
+    return any(t.role.startswith("rejected") for t in resp.turns)
+
+
 def _agent(x: Agent | Backend, name: str) -> Agent:
     return x if isinstance(x, Agent) else Agent(name, x)
 
@@ -568,7 +573,7 @@ class Session:
                         step=step,
                         label=d.label,
                         limit=self.word_limit,
-                        revised=len(resp.turns) > 1,
+                        revised=_revised(resp),
                         first_chunk_s=first,
                         error=resp.error,
                     ),
@@ -586,7 +591,7 @@ class Session:
             label=d.label,
             words=count_words(final),
             limit=self.word_limit,
-            revised=len(resp.turns) > 1,
+            revised=_revised(resp),
             cut=final != text,
             words_before_cut=words if final != text else None,
             first_chunk_s=round(first, 4) if first is not None else None,

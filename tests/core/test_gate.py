@@ -185,3 +185,16 @@ def test_the_gate_can_be_switched_off_and_a_check_still_gets_its_repair():
     b = ScriptedBackend(["one two three four five six seven.", "Short one."])
     r = Agent("Ada", b).respond("Go.", check=lambda v: ["too long"] if len(v) > 20 else [])
     assert r.valid and [t.role for t in r.turns] == ["rejected answer", "answer"]
+
+
+def test_an_answer_that_is_one_schema_word_is_stopped():
+    class Agenda(Answer):
+        scope: str
+        criteria: list[str]
+
+    seen = {"scope": "AgendaAnswer", "criteria": ["items", "maxLength", "type"]}  # the retry, seen
+    assert [s.rule for s in inspect(Agenda(**seen), Gate(), Agenda)] == ["schema"]
+    assert [s.rule for s in inspect(Agenda(scope="fair", criteria=["scope"]), Gate(), Agenda)] == [
+        "schema"
+    ]
+    assert inspect(Agenda(scope="fair", criteria=["cost", "type of task"]), Gate(), Agenda) == []
