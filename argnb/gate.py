@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 
 #: a run of this many words of the agent's own instructions is an echo
 ECHO_WORDS = 6
+#: ... unless four of its words come from the material it was given (then it quotes that)
+QUOTE_WORDS = 4
 #: a word n-gram said LOOP_TIMES times in one text is a loop ...
 LOOP_N, LOOP_TIMES = 4, 3
 #: ... and so is a run of TWICE_N words said twice
@@ -273,9 +275,12 @@ def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
     if len(tokens) < ECHO_WORDS:
         return None
     fixed = _fixed(gate.instructions)
-    told = _gram_set(gate.told, ECHO_WORDS) - _gram_set(gate.material, ECHO_WORDS)
+    told = _gram_set(gate.told, ECHO_WORDS)
+    # a run of the request's instructions that takes four words from the material quotes it
+    # (`the motion "Cities should ban ..."`): only the fixed words of templates count there
+    quoted = _gram_set(gate.material, QUOTE_WORDS)
     for g in grams(tokens, ECHO_WORDS):
-        if g in told or any(
+        if (g in told and not any(q in quoted for q in grams(g, QUOTE_WORDS))) or any(
             tuple(WILD if i in wild else w for i, w in enumerate(g)) in runs
             for wild, runs in fixed.items()
         ):

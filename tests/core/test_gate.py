@@ -198,3 +198,19 @@ def test_an_answer_that_is_one_schema_word_is_stopped():
         "schema"
     ]
     assert inspect(Agenda(scope="fair", criteria=["cost", "type of task"]), Gate(), Agenda) == []
+
+
+def test_naming_the_motion_as_the_task_does_is_a_quote_not_an_echo():
+    motion = "Cities should ban private cars from their centres"
+    msgs = [
+        {
+            "role": "user",
+            "content": context_first(
+                f"Motion: {motion}", f'You are Pro, a debater speaking for the motion "{motion}".'
+            ),
+        }
+    ]
+    gate = DEBATE.seen(msgs)
+    assert inspect(f'I stand for the motion "{motion}": the air is bad.', gate) == []
+    assert [s.rule for s in inspect("I am Pro, a debater speaking for it.", gate)] == []
+    assert [s.rule for s in inspect("You are Pro, a debater speaking for us.", gate)] == ["echo"]
