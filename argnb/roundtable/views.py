@@ -206,6 +206,8 @@ def turn_html(tr: Transcript, turn: Turn) -> str:
     """A recorded turn in the dialogue panel ("" for turns the panel does not show)."""
     p = turn.payload
     role = role_of(turn)
+    if role == "other":  # rejected attempts: the seat's record after them says it once
+        return ""
     unusable = (
         not turn.valid
         or (isinstance(p, Decision) and p.choice is None)

@@ -58,6 +58,7 @@ def test_a_deliberator_stopped_twice_is_recorded_with_the_reason_and_the_session
     shown = turn_html(s.transcript, d2[0])
     assert GATED in shown and "<details>" in shown
     assert "the model echoed its instructions" in shown
+    assert session_html(s.transcript).count(GATED) == 1  # once, not once per attempt
 
 
 def test_a_moderator_that_echoes_is_marked_and_the_rules_choose(make_session):
