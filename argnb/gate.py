@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from string import Template
 from typing import TYPE_CHECKING, Any
@@ -344,11 +344,15 @@ def _cut(text: str, tokens: list[str], gate: Gate) -> Stop | None:
 
 
 def inspect(
-    value: Any, gate: Gate | None = None, schema: type[BaseModel] | None = None
+    value: Any,
+    gate: Gate | None = None,
+    schema: type[BaseModel] | None = None,
+    *,
+    partial: bool = False,
 ) -> list[Stop]:
     """Every rule an answer breaks (``[]``: it may be shown). ``value`` is a plain-text answer
     (prose) or a structured one (each of its strings is checked; the ``cut`` rule only for the
-    fields in ``gate.prose``)."""
+    fields in ``gate.prose``). ``partial``: the text is still being written (no ``cut`` rule)."""
     gate = gate or Gate()
     if not gate.on:
         return []
@@ -366,12 +370,39 @@ def inspect(
             # loop rule looks at what is left
             _loop(words(drop_repeats(text)), gate),
             _copy(tokens, gate),
-            _cut(text, tokens, gate) if plain or name in gate.prose else None,
+            _cut(text, tokens, gate) if (plain or name in gate.prose) and not partial else None,
         ]
         for s in found:
             if s is not None and s.rule not in {x.rule for x in stops}:
                 stops.append(s)
     return stops
+
+
+class Held:
+    """The pieces of a streamed answer passed on to ``on_chunk`` until what has arrived breaks a
+    rule of the gate; then nothing more of that attempt (:meth:`restart` begins the next one).
+
+    Why: a deliberator's or debater's words show while they are written, before the answer is
+    complete and checked; a learner should not watch an echo or a loop being written either.
+    The recorded turn then replaces the stream with the answer, or with the marked block."""
+
+    def __init__(self, on_chunk: Callable[[str], None], gate: Gate) -> None:
+        self.on_chunk = on_chunk
+        self.gate = gate
+        self.restart()
+
+    def restart(self, attempt: int = 1) -> None:
+        self.text = ""
+        self.stopped = False
+
+    def __call__(self, chunk: str) -> None:
+        if self.stopped:
+            return
+        self.text += chunk
+        if inspect(self.text, self.gate, partial=True):
+            self.stopped = True
+            return
+        self.on_chunk(chunk)
 
 
 def retry_message(stops: Sequence[Stop]) -> str:

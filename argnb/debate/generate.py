@@ -55,7 +55,7 @@ from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
 from argnb.errors import ArgnbError
 from argnb.events import Event
-from argnb.gate import Gate, static
+from argnb.gate import Gate, Held, static
 from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
@@ -374,9 +374,21 @@ class Debater:
         """A plain-text turn (draft or revision), streamed, kept within the word budget. It
         passes the gate (:mod:`argnb.gate`) or is no draft at all: a draft that echoes the
         team's instructions or copies the opponent never reaches the judge."""
-        live = LiveBackend(self.backend, on_chunk, on_start)
-        agent = Agent(self.name, live, system=system, gate=self._gate())  # type: ignore[arg-type]
         n = self.words
+        gate = Gate(others=tuple(others), material=tuple(material), limit=n)
+        held = None
+        if on_chunk is not None:  # what streams stops where the gate would stop the draft
+            ask = Agent(self.name, self.backend, system=system, gate=self._gate())
+            held = Held(on_chunk, (ask.gate + gate).seen(ask.messages(prompt)))
+
+        def start(attempt: int) -> None:
+            if held is not None:
+                held.restart(attempt)
+            if on_start is not None:
+                on_start(attempt)
+
+        live = LiveBackend(self.backend, held, start)
+        agent = Agent(self.name, live, system=system, gate=self._gate())  # type: ignore[arg-type]
         resp = await agent.arespond(
             prompt,
             None,
@@ -392,7 +404,7 @@ class Debater:
                 cut=count_words(v) > n,
             ),
             options=self._text_options(),
-            gate=Gate(others=tuple(others), material=tuple(material), limit=n),
+            gate=gate,
         )
         text = cut_to_words(resp.value, n) if resp.valid else ""
         return text, resp, live

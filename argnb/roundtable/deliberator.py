@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from argnb.agents import Agent, Response
-from argnb.gate import Gate
+from argnb.gate import Gate, Held
 from argnb.llm.base import Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import context_first
@@ -68,7 +68,18 @@ class Deliberator(Seat):
         tpl = self.template
         # over the limit it is cut at a sentence end: the gate's cut rule waits for that
         gate = Gate(limit=limit) + kw.pop("gate", None)
-        live = LiveBackend(self.agent.backend, on_chunk, on_start)
+        prompt = context_first(context, self.task(limit))
+        held = None
+        if on_chunk is not None:  # what streams stops where the gate would stop the answer
+            held = Held(on_chunk, (self.agent.gate + gate).seen(self.agent.messages(prompt)))
+
+        def start(attempt: int) -> None:
+            if held is not None:
+                held.restart(attempt)
+            if on_start is not None:
+                on_start(attempt)
+
+        live = LiveBackend(self.agent.backend, held, start)
         speaker = Agent(
             self.agent.name,
             live,  # type: ignore[arg-type]
@@ -77,7 +88,7 @@ class Deliberator(Seat):
             gate=self.agent.gate,
         )
         resp = await speaker.arespond(
-            context_first(context, self.task(limit)),
+            prompt,
             None,
             role="contribution",
             parse=drop_repeats,

@@ -146,3 +146,18 @@ def test_gated_text_never_reaches_a_view_unmarked(make_session, text):
             assert raw not in rest
             # nor its first words, which a learner would read as said
             assert " ".join(raw.split()[:6]) not in rest
+
+
+def test_what_streams_stops_where_the_gate_stops_the_answer(make_session):
+    heard: list[str] = []
+    s = make_session(
+        deliberators=[saying(ECHO), table_backend()],
+        turns=1,
+        analyze_every=0,
+        on_event=lambda e: (
+            e.kind == "chunk" and e.speaker == "Deliberator 1" and heard.append(e.text)
+        ),
+    )
+    s.run([])
+    assert "Your" in "".join(heard) and "Deliberator 2" not in "".join(heard)
+    assert "task" not in "".join(heard)  # the heading never finished on screen
