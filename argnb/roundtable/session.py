@@ -579,6 +579,7 @@ class Session:
                     ),
                     model=backend.model,
                     backend=backend.name,
+                    calls=0,  # the record of attempts made above: it made no call of its own
                     valid=False,
                 )
             )

@@ -161,3 +161,12 @@ def test_what_streams_stops_where_the_gate_stops_the_answer(make_session):
     s.run([])
     assert "Your" in "".join(heard) and "Deliberator 2" not in "".join(heard)
     assert "task" not in "".join(heard)  # the heading never finished on screen
+
+
+def test_the_record_of_an_unusable_turn_costs_nothing_of_its_own(make_session):
+    s = make_session(deliberators=[saying(ECHO), table_backend()], turns=1, analyze_every=0)
+    s.run([])
+    record_turn = next(t for t in s.transcript.turns if isinstance(t.payload, Contribution))
+    assert not record_turn.valid and record_turn.calls == 0
+    gated = [t for t in s.transcript.turns if t.role == "gated contribution"]
+    assert sum(t.calls for t in gated) == 2  # the answer and its retry, each counted once
