@@ -44,7 +44,7 @@ from pydantic import BaseModel
 
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError, BackendError, InvalidOutput
-from argnb.gate import Gate, Stop, inspect, retry_message
+from argnb.gate import Gate, Held, Stop, inspect, retry_message
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 from argnb.llm.partial import FieldStream
 from argnb.llm.structured import astructured_call, schema_of, with_instructions
@@ -267,6 +267,8 @@ class Agent:
         msgs = self.messages(prompt)
         first = msgs
         the_gate = (self.gate + gate).seen(msgs, schema)
+        if on_text is not None:  # the streamed field stops where the gate would stop it
+            on_text = Held(on_text, the_gate)
         turns: list[Turn] = []
         problems: list[str] = []
         n, last = 0, False

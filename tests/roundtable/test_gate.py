@@ -170,3 +170,22 @@ def test_the_record_of_an_unusable_turn_costs_nothing_of_its_own(make_session):
     assert not record_turn.valid and record_turn.calls == 0
     gated = [t for t in s.transcript.turns if t.role == "gated contribution"]
     assert sum(t.calls for t in gated) == 2  # the answer and its retry, each counted once
+
+
+def test_a_moderators_streamed_message_stops_where_the_gate_stops_it(make_session):
+    def mod(req):
+        if (req.schema or {}).get("title", "") == "ModeratorStep":
+            names = req.schema["properties"]["next_speaker"]["enum"]
+            return {"intent": "invite", "message": "Your task You are the moderator.",
+                    "next_speaker": names[0]}  # fmt: skip
+        return table_backend()._fn(req)  # type: ignore[misc]
+
+    heard: list[str] = []
+    s = make_session(
+        moderator=ScriptedBackend(mod),
+        turns=1,
+        analyze_every=0,
+        on_event=lambda e: e.kind == "chunk" and e.label == "message" and heard.append(e.text),
+    )
+    s.run([])
+    assert "moderator" not in "".join(heard) and "task" not in "".join(heard)
