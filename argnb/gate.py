@@ -42,8 +42,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from string import Template
 from typing import TYPE_CHECKING, Any
 
@@ -193,11 +194,14 @@ def grams(tokens: Sequence[str], n: int) -> Iterator[tuple[str, ...]]:
     return (tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
-def _gram_set(texts: Iterable[str], n: int) -> set[tuple[str, ...]]:
+@lru_cache(maxsize=256)
+def _gram_set(texts: tuple[str, ...], n: int) -> frozenset[tuple[str, ...]]:
+    """The word n-grams of ``texts`` (cached: a streamed answer is checked at every chunk
+    against the same instructions and material)."""
     out: set[tuple[str, ...]] = set()
     for t in texts:
         out.update(grams(words(t), n))
-    return out
+    return frozenset(out)
 
 
 #: what a placeholder of a template becomes in :func:`static`: one word that matches any word
@@ -214,8 +218,10 @@ def static(prompt: Prompt, *sections: str) -> tuple[str, ...]:
     )
 
 
-def _fixed(texts: Sequence[str]) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
-    """Runs of fixed words by the positions of their wildcards (at most two in a run)."""
+@lru_cache(maxsize=64)
+def _fixed(texts: tuple[str, ...]) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
+    """Runs of fixed words by the positions of their wildcards (at most two in a run; cached
+    like :func:`_gram_set`, and read only)."""
     out: dict[tuple[int, ...], set[tuple[str, ...]]] = {}
     for t in texts:
         for g in grams(words(t), ECHO_WORDS):
@@ -225,7 +231,8 @@ def _fixed(texts: Sequence[str]) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
     return out
 
 
-def answer_names(schema: type[BaseModel] | None = None) -> set[str]:
+@lru_cache(maxsize=128)
+def answer_names(schema: type[BaseModel] | None = None) -> frozenset[str]:
     """Class names of answers a model could copy: every :class:`~argnb.llm.answer.Answer`
     subclass and the models inside ``schema``, when the name is unmistakably one (CamelCase with
     two capitals: ``AgendaAnswer``, not ``Counterargument``)."""
@@ -241,10 +248,11 @@ def answer_names(schema: type[BaseModel] | None = None) -> set[str]:
         js = schema.model_json_schema()
         names.update(str(js.get("title", "")).split())
         names.update(js.get("$defs", {}))
-    return {n for n in names if _CAMEL.match(n)}
+    return frozenset(n for n in names if _CAMEL.match(n))
 
 
-def _field_names(schema: type[BaseModel] | None) -> set[str]:
+@lru_cache(maxsize=128)
+def _field_names(schema: type[BaseModel] | None) -> frozenset[str]:
     if schema is None:
         return set()
     js = schema.model_json_schema()

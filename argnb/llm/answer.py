@@ -14,6 +14,7 @@ Two rules hold for all of them, because they decide whether a small model can an
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -50,7 +51,15 @@ class Answer(BaseModel):
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-        return inline_refs(super().model_json_schema(*args, **kwargs))
+        """The inlined schema; the default one is built once per class (every request and every
+        check of the gate asks for it) and handed out as a copy, so no caller can change it."""
+        if args or kwargs:
+            return inline_refs(super().model_json_schema(*args, **kwargs))
+        cached = cls.__dict__.get("_argnb_schema")
+        if cached is None:
+            cached = inline_refs(super().model_json_schema())
+            cls._argnb_schema = cached  # type: ignore[attr-defined]
+        return copy.deepcopy(cached)
 
 
 def unbounded(model: type[BaseModel]) -> list[str]:

@@ -17,7 +17,12 @@ from argnb.agents import Response
 from argnb.gate import Gate
 from argnb.llm.base import Options
 from argnb.prompts import context_first
-from argnb.roundtable.schemas import AgendaAnswer, step_schema
+from argnb.roundtable.schemas import (
+    AgendaAnswer,
+    RevisionAnswer,
+    StatementsAnswer,
+    step_schema,
+)
 from argnb.roundtable.seat import Seat
 
 #: a moderator message is short; this bounds what a small model can write
@@ -37,7 +42,7 @@ class Moderator(Seat):
 
     ROLE: ClassVar[str] = "moderator"
     #: what it says to the group is prose: a message or welcome cut mid-sentence is stopped
-    GATE: ClassVar[Gate] = Gate(prose=("message", "welcome"))
+    GATE: ClassVar[Gate] = Gate(prose=("message", "welcome", "statement"))
 
     options: Options = field(default_factory=lambda: OPTIONS)
 
@@ -89,3 +94,17 @@ class Moderator(Seat):
         head = self._step_head(context, allowed, latest=True)
         msgs = self.agent.request([head], step_schema(tuple(names)))
         return self.agent.backend.prefill(msgs)
+
+    async def adraft(self, context: str, count: int, **kw: Any) -> Response[Any]:
+        """The closing: ``count`` candidate group statements for the humans to rank."""
+        prompt = context_first(context, self._task("statements", count=count))
+        return await self.agent.arespond(prompt, StatementsAnswer, options=self.options, **kw)
+
+    async def arevise(
+        self, context: str, statement: str, critiques: Sequence[str], **kw: Any
+    ) -> Response[Any]:
+        """Rewrite the statement the ranking chose after the humans' critiques."""
+        listed = "\n".join(f"- {c}" for c in critiques)
+        task = self._task("revise", statement=statement, critiques=listed)
+        prompt = context_first(context, task)
+        return await self.agent.arespond(prompt, RevisionAnswer, options=self.options, **kw)

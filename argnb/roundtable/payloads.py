@@ -13,6 +13,12 @@ kind                      speaker      turn
 ``roundtable.human``      the human    what the human said, or a pass, or the end
 ``roundtable.flag``       classifier   the optional fallacy check of one contribution
 ``roundtable.analysis``   analyzer     summary, agreements, open questions, argument map
+``roundtable.seat``       a human      joined, left, raised or lowered a hand, is ready to end
+``roundtable.candidates`` moderator    the closing: candidate group statements to rank
+``roundtable.ballot``     a human      one human's ranking of the candidates, best first
+``roundtable.outcome``    session      the Schulze count of the ballots: order, matrices, winner
+``roundtable.remark``     a human      one human's critique of the winning statement (or a pass)
+``roundtable.revision``   moderator    the winning statement revised after the critiques
 ``roundtable.end``        session      why the session ended
 ========================  ===========  ==========================================================
 """
@@ -98,8 +104,8 @@ class HumanTurn(Payload):
 
     kind: str = "roundtable.human"
     step: int
-    action: Literal["say", "pass", "end"] = "say"
-    source: Literal["script", "widget", "function", "replay"] = "script"
+    action: Literal["say", "pass", "end", "timeout", "left"] = "say"
+    source: Literal["script", "widget", "function", "replay", "room"] = "script"
 
 
 class Flag(Payload):
@@ -144,11 +150,73 @@ class Analysis(Payload):
     error: str = ""
 
 
+class Seat(Payload):
+    """A human's seat at a table of several: joined, left, a hand raised or lowered, ready to
+    end. Not a speaker turn: it changes who may be given the floor (:mod:`.floor`)."""
+
+    kind: str = "roundtable.seat"
+    action: Literal["join", "leave", "hand", "lower", "ready"]
+
+
+class Candidates(Payload):
+    """The closing's candidate group statements (ids ``S1``, ``S2``, ...), who drafted them
+    (the moderator, or the code from the latest analysis when the moderator's answer was
+    unusable), and why the discussion ended."""
+
+    kind: str = "roundtable.candidates"
+    statements: dict[str, str]
+    source: Literal["moderator", "analysis"] = "moderator"
+    reason: str = "turns"
+
+
+class Ballot(Payload):
+    """One human's ranking of the candidate statements, best first."""
+
+    kind: str = "roundtable.ballot"
+    ranking: list[str]
+
+
+class Outcome(Payload):
+    """The Schulze count of the ballots (:mod:`.vote`): the order, best first, the pairwise
+    counts ``d``, the strongest paths ``p``, the ties, and each voter's ranking."""
+
+    kind: str = "roundtable.outcome"
+    order: list[str]
+    d: dict[str, dict[str, int]] = Field(default_factory=dict)
+    p: dict[str, dict[str, int]] = Field(default_factory=dict)
+    ties: list[list[str]] = Field(default_factory=list)
+    ballots: dict[str, list[str]] = Field(default_factory=dict)
+
+    @property
+    def winner(self) -> str:
+        return self.order[0]
+
+
+class Remark(Payload):
+    """One human's critique of the winning statement (``action`` pass: none)."""
+
+    kind: str = "roundtable.remark"
+    action: Literal["say", "pass", "timeout"] = "say"
+
+
+class Revision(Payload):
+    """The winning statement and its revision after the humans' critiques (``statement``
+    unchanged when nobody critiqued it or the revision was unusable)."""
+
+    kind: str = "roundtable.revision"
+    winner: str
+    original: str
+    statement: str
+    critiques: int = 0
+    error: str = ""
+
+
 class End(Payload):
-    """Why the session stopped: the planned turns were spoken, or the human ended it."""
+    """Why the session stopped: the planned turns were spoken, the human ended it (with several
+    humans: all were ready), nobody was left at the table, or it was stopped."""
 
     kind: str = "roundtable.end"
-    reason: Literal["turns", "human", "stopped"]
+    reason: Literal["turns", "human", "humans", "empty", "stopped"]
     turns: int
 
 

@@ -13,15 +13,26 @@ from argnb.roundtable.payloads import (
     SPEAKER_KINDS,
     Agenda,
     Analysis,
+    Ballot,
+    Candidates,
     Contribution,
     Decision,
     End,
     HumanTurn,
+    Outcome,
     Override,
+    Remark,
+    Revision,
+    Seat,
 )
 from argnb.transcript import Rejected, Transcript, Turn
 
-ACTIONS = {"pass": "(passes)", "end": "(ends the session)"}
+ACTIONS = {
+    "pass": "(passes)",
+    "end": "(ends the session)",
+    "timeout": "(did not answer in time; invited again later)",
+    "left": "(left the table)",
+}
 
 #: how much of one turn the roles read (a 150-word reply is about 900 characters)
 TURN_CHARS = 1200
@@ -44,10 +55,16 @@ def agenda_text(a: Agenda, welcome: str = "") -> str:
     if a.criteria:
         parts.append("Criteria: " + "; ".join(a.criteria) + ".")
     parts.append("At the table: " + ", ".join(seats) + ".")
-    human = next((p.name for p in a.participants if p.role == "human"), "the human")
+    humans = [p.name for p in a.participants if p.role == "human"] or ["the human"]
+    heard = (
+        f"{humans[0]} speaks at least once in every {a.human_every}"
+        if len(humans) == 1
+        else f"a learner speaks at least once in every {a.human_every}, and each learner within "
+        f"{a.human_every} x the learners seated"
+    )
     parts.append(
-        f"{a.turns} turns; nobody speaks twice in a row; {human} speaks at least once in every "
-        f"{a.human_every}; deliberators keep to {a.word_limit} words"
+        f"{a.turns} turns; nobody speaks twice in a row; {heard}; deliberators keep to "
+        f"{a.word_limit} words"
         + (f"; an analysis every {a.analyze_every} turns." if a.analyze_every else ".")
     )
     return "\n".join(parts)
@@ -118,6 +135,86 @@ def human_name(tr: Transcript) -> str:
             if p.role == "human":
                 return p.name
     return str(tr.meta.get("human", "human"))
+
+
+# -- a table of several humans (argnb.roundtable.room) -----------------------------------------
+def floor_events(tr: Transcript) -> list[tuple[str, str]]:
+    """The history the turn rules for several humans read (:class:`.floor.Floor`): every speaker
+    turn and every seat's join, leave, hand and lower, in order."""
+    out: list[tuple[str, str]] = []
+    for t in tr.turns:
+        p = t.payload
+        if p.kind in SPEAKER_KINDS:
+            out.append(("turn", t.speaker))
+        elif isinstance(p, Seat) and p.action != "ready":
+            out.append((p.action, t.speaker))
+    return out
+
+
+def humans(tr: Transcript) -> list[str]:
+    """Every human who sat at the table, in the order they first sat."""
+    out = [p.name for p in (agenda(tr).participants if agenda(tr) else []) if p.role == "human"]
+    for t in tr.turns:
+        if isinstance(t.payload, Seat | HumanTurn) and t.speaker not in out:
+            out.append(t.speaker)
+    return out
+
+
+def seated(tr: Transcript) -> list[str]:
+    """The humans seated now, in the order they sat down."""
+    now: list[str] = []
+    for t in tr.turns:
+        p = t.payload
+        if isinstance(p, Seat) and p.action == "join" and t.speaker not in now:
+            now.append(t.speaker)
+        elif isinstance(p, Seat) and p.action == "leave" and t.speaker in now:
+            now.remove(t.speaker)
+    return now
+
+
+def ready(tr: Transcript) -> set[str]:
+    """The seated humans who said they are ready to end (a later turn of theirs takes it back)."""
+    out: set[str] = set()
+    for t in tr.turns:
+        p = t.payload
+        if isinstance(p, Seat) and p.action == "ready":
+            out.add(t.speaker)
+        elif isinstance(p, HumanTurn) and p.action == "say":
+            out.discard(t.speaker)
+    return out & set(seated(tr))
+
+
+def hands(tr: Transcript) -> list[str]:
+    """The seated humans with a hand up, raised first first."""
+    from argnb.roundtable.floor import Floor
+
+    f = Floor.replay(floor_events(tr))
+    return sorted(f.hands, key=lambda h: f.hands[h])
+
+
+def candidates(tr: Transcript) -> Candidates | None:
+    found = tr.of_kind(_kind(Candidates))
+    return found[-1].payload if found else None  # type: ignore[return-value]
+
+
+def ballots(tr: Transcript) -> dict[str, list[str]]:
+    """Each human's ranking, in the order they were cast (one per human)."""
+    return {t.speaker: list(t.payload["ranking"]) for t in tr.of_kind(_kind(Ballot))}
+
+
+def outcome(tr: Transcript) -> Outcome | None:
+    found = tr.of_kind(_kind(Outcome))
+    return found[-1].payload if found else None  # type: ignore[return-value]
+
+
+def remarks(tr: Transcript) -> list[Turn]:
+    """The humans' critiques of the winning statement, passes included."""
+    return tr.of_kind(_kind(Remark))
+
+
+def revision(tr: Transcript) -> Revision | None:
+    found = tr.of_kind(_kind(Revision), valid=None)
+    return found[-1].payload if found else None  # type: ignore[return-value]
 
 
 def label(tr: Transcript, turn: Turn) -> str:

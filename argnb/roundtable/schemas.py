@@ -27,6 +27,16 @@ class AgendaAnswer(Answer):
     welcome: str = Field(max_length=300)
 
 
+class StatementsAnswer(Answer):
+    """The closing's candidate group statements (the room keeps the first distinct ones)."""
+
+    statements: list[Annotated[str, Field(max_length=300)]] = Field(min_length=2, max_length=4)
+
+
+class RevisionAnswer(Answer):
+    statement: str = Field(max_length=400)
+
+
 @lru_cache(maxsize=32)
 def step_schema(names: tuple[str, ...]) -> type[Answer]:
     """The answer of one moderator step, ``next_speaker`` restricted to ``names``."""

@@ -248,7 +248,29 @@ class Session:
 
     @property
     def waiting_for_human(self) -> bool:
-        return self.pending == self.human
+        return self.pending is not None and self.pending in self.humans
+
+    @property
+    def humans(self) -> list[str]:
+        """The humans at the table now (one here; a :class:`~.room.Room` seats several)."""
+        return [self.human]
+
+    # -- what the turn rules read (a Room reads the seats too) ---------------------------------
+    def _state(self) -> Any:
+        """What the rules decide on: here the speakers so far."""
+        return self.speakers
+
+    def _due(self, state: Any) -> str | None:
+        """The human who must have the floor next, if one must."""
+        return self.human if self.rules.human_due(state) else None
+
+    def _credited(self) -> tuple[str, ...]:
+        """Whom the analyzer may credit with a claim: everyone who could have said it."""
+        return self.names
+
+    def _humans_line(self) -> str:
+        """Who the context's rule names as the human who must be heard."""
+        return self.human
 
     @property
     def ended(self) -> End | None:
@@ -323,7 +345,9 @@ class Session:
     def _table(self) -> str:
         """The participants as the prompts name them."""
         parts = [f"{d.name} (a deliberator)" for d in self.deliberators]
-        return ", ".join([*parts, f"{self.human} (the human participant)"])
+        if len(self.humans) == 1 and self.humans[0] == self.human:
+            return ", ".join([*parts, f"{self.human} (the human participant)"])
+        return ", ".join([*parts, *(f"{h} (a human participant)" for h in self.humans)])
 
     def _seat(self) -> None:
         """Every seat sends the same system text (the start of the prefix they share)."""
@@ -335,9 +359,13 @@ class Session:
             if seat is not None:
                 seat.agent.system = system
                 seat.agent.gate = fixed + seat.GATE
+        self._tell_others()
+
+    def _tell_others(self) -> None:
+        """Each deliberator's list of the others at the table (humans change in a Room)."""
         for d in self.deliberators:
-            others = [x.name for x in self.deliberators if x is not d] + [f"{self.human} (human)"]
-            d.others = ", ".join(others)
+            others = [x.name for x in self.deliberators if x is not d]
+            d.others = ", ".join(others + [f"{h} (human)" for h in self.humans])
 
     def context(self, flag: str = "", upto: int | None = None) -> str:
         """What every seat reads before its task, the same bytes for all of them in one step:
@@ -357,7 +385,7 @@ class Session:
             "context",
             topic=self.topic,
             participants=self._table(),
-            human=self.human,
+            human=self._humans_line(),
             every=self.rules.every,
             limit=self.word_limit,
             discussion=discussion,
@@ -407,13 +435,12 @@ class Session:
     def announcement(self) -> str:
         """What the moderator can say at once, before any model answers: who may speak next and
         the rule behind it (computed here; the model's choice is still checked by the rules)."""
+        state = self._state()
         history = self.speakers
-        allowed = self.rules.allowed(history)
-        if self.rules.human_due(history):
-            return (
-                f"{self.human}, you have the floor next: everyone hears the human participant at "
-                f"least once in every {self.rules.every} turns."
-            )
+        allowed = self.rules.allowed(state)
+        due = self._due(state)
+        if due is not None:
+            return f"{due}, you have the floor next: {self._due_reason(due)}."
         if len(allowed) == 1:
             return f"{says(allowed[0], 'speaks')} next."
         last = f" ({history[-1]} spoke last, and nobody speaks twice in a row)" if history else ""
@@ -452,15 +479,15 @@ class Session:
         other backends do nothing), so after Send only their line is evaluated before the
         moderator's message streams. Prompt tokens kept (0: nothing to do). Not recorded: the
         step's reply is the same with or without it."""
-        if not self.waiting_for_human or self.ended is not None:
+        if not self.waiting_for_human or self.ended is not None or len(self.humans) != 1:
             return 0
         allowed = self.rules.allowed([*self.speakers, self.human])
         return self.moderator.prefill(self.context(), self.names, allowed)
 
     async def _moderate(self) -> str:
         self._announce()
-        history = self.speakers
-        allowed = self.rules.allowed(history)
+        state = self._state()
+        allowed = self.rules.allowed(state)
         flag = self._flag_note()
         step = len(record.decisions(self.transcript)) + 1
         name = self.moderator.name
@@ -483,7 +510,8 @@ class Session:
         self._record_failed(resp)
         v = resp.value
         choice = v.next_speaker if v is not None else None
-        ruling = self.rules.enforce(history, choice)
+        state = self._state()  # in a room, someone may have come or gone while it answered
+        ruling = self.rules.enforce(state, choice)
         decision = Decision(
             step=step,
             intent=v.intent if v else "",
@@ -505,7 +533,7 @@ class Session:
                 Turn(
                     speaker=RULES,
                     role="override",
-                    text=self._explain(ruling.choice, ruling.speaker, ruling.broken, history),
+                    text=self._explain(ruling.choice, ruling.speaker, ruling.broken, state),
                     payload=Override(
                         step=step,
                         choice=ruling.choice,
@@ -525,10 +553,14 @@ class Session:
             )
         )
 
-    def _explain(
-        self, choice: str | None, speaker: str, broken: Sequence[str], history: Sequence[str]
-    ) -> str:
-        why = {
+    def _due_reason(self, human: str) -> str:
+        return (
+            f"everyone hears the human participant at least once in every {self.rules.every} turns"
+        )
+
+    def _why(self, choice: str | None) -> dict[str, str]:
+        """Each rule's reason, as an override says it."""
+        return {
             NO_ANSWER: "the moderator gave no usable answer",
             UNKNOWN: f"{choice!r} is not at the table",
             NO_REPEAT: f"{choice} spoke last, and nobody speaks twice in a row",
@@ -537,10 +569,14 @@ class Session:
                 f"speak at least once in every {self.rules.every}"
             ),
         }
+
+    def _explain(self, choice: str | None, speaker: str, broken: Sequence[str], state: Any) -> str:
+        why = self._why(choice)
         reasons = "; ".join(why.get(r, r) for r in broken)
+        due = self._due(state)
         how = (
-            "the human is due"
-            if self.rules.human_due(history)
+            ("the human is due" if len(self.humans) == 1 else f"{due} is due")
+            if due is not None
             else "the allowed speaker who has waited longest"
         )
         return f"Override: {reasons}. {says(speaker, 'speaks')} instead ({how})."
@@ -648,7 +684,7 @@ class Session:
             raise ArgnbError("this session has no analyzer", hint="pass analyzer=<backend>")
         n = len(record.speaker_turns(self.transcript))
         resp = await self.analyzer.aanalyze(
-            self.context(self._flag_note()), self.names, role="analysis"
+            self.context(self._flag_note()), self._credited(), role="analysis"
         )
         self._record_failed(resp)
         if resp.value is None:

@@ -101,6 +101,16 @@ def table_backend(
                 "message": "Let us hear the next view.",
                 "next_speaker": choose(req),
             }
+        if title == "StatementsAnswer":
+            return {
+                "statements": [
+                    "Allow it with clear rules that everyone helped to write.",
+                    "Try it for one term, then decide together on what we saw.",
+                    "Keep it out of tests but welcome it for practice at home.",
+                ]
+            }
+        if title == "RevisionAnswer":
+            return {"statement": "Allow it with clear rules, and review them after one term."}
         if title == "RoundtableAnalysis":
             names = req.schema["properties"]["argument_map"]["items"]["properties"]["by"]["enum"]
             return {

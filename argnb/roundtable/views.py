@@ -14,12 +14,18 @@ from argnb.roundtable import record
 from argnb.roundtable.payloads import (
     Agenda,
     Analysis,
+    Ballot,
+    Candidates,
     Contribution,
     Decision,
     End,
     Flag,
     HumanTurn,
+    Outcome,
     Override,
+    Remark,
+    Revision,
+    Seat,
 )
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc, gated_html
@@ -49,7 +55,52 @@ def role_of(turn: Turn) -> str:
         Analysis: "analysis",
         Flag: "check",
         End: "end",
+        Seat: "seat",
+        Candidates: "moderator",
+        Ballot: "vote",
+        Outcome: "outcome",
+        Remark: "human",
+        Revision: "moderator",
     }.get(type(p), "other")
+
+
+SEAT_WORDS = {
+    "join": "joined the table",
+    "leave": "left the table",
+    "hand": "raised a hand",
+    "lower": "lowered their hand",
+    "ready": "is ready to end the discussion",
+}
+
+
+def room_line(tr: Transcript, turn: Turn) -> str | None:
+    """A room's own turn (seats, the closing) as one plain line; None for any other turn."""
+    p = turn.payload
+    if isinstance(p, Seat):
+        return f"{turn.speaker} {SEAT_WORDS[p.action]}"
+    if isinstance(p, Candidates):
+        head = "Candidate statements" + (
+            " (from the analysis: the moderator's answer was unusable)"
+            if p.source == "analysis"
+            else ""
+        )
+        return head + ":\n" + "\n".join(f"{k}: {v}" for k, v in p.statements.items())
+    if isinstance(p, Ballot):
+        return f"{turn.speaker} ranked " + (" > ".join(p.ranking) or "nothing (no answer in time)")
+    if isinstance(p, Outcome):
+        return f"Schulze count: {' > '.join(p.order)}; {p.winner} is the group's statement"
+    if isinstance(p, Remark):
+        return turn.text or f"{turn.speaker} " + (
+            "has no critique" if p.action == "pass" else "did not answer in time"
+        )
+    if isinstance(p, Revision):
+        how = (
+            f"revised after {p.critiques} critique(s)"
+            if p.statement != p.original
+            else ("kept: " + p.error if p.error else "kept as chosen")
+        )
+        return f"Group statement ({p.winner}, {how}): {p.statement}"
+    return None
 
 
 def header(tr: Transcript, turn: Turn) -> str:
@@ -57,6 +108,8 @@ def header(tr: Transcript, turn: Turn) -> str:
     role = role_of(turn)
     if role == "human":
         return f"{turn.speaker} · human"
+    if role in ("seat", "vote", "outcome"):
+        return turn.speaker
     if role in ("rules", "end"):
         return turn.speaker
     return " · ".join(x for x in (record.label(tr, turn), role, turn.model) if x)
@@ -81,6 +134,9 @@ def format_turn(tr: Transcript, turn: Turn) -> str:
         return f"— end: {p.reason} after {p.turns} turns —"
     if isinstance(p, HumanTurn) and p.action != "say":
         return f"[{header(tr, turn)}] {record.ACTIONS[p.action]}"
+    line = room_line(tr, turn)
+    if line is not None:
+        return f"[{header(tr, turn)}] {line}"
     note = ""
     if isinstance(p, Contribution):
         if not turn.valid:
@@ -145,12 +201,33 @@ def to_markdown(tr: Transcript) -> str:
             lines += analysis_markdown(p)
         elif isinstance(p, End):
             lines.append(f"*Session ended ({p.reason}) after {p.turns} turns.*")
+        elif isinstance(p, Outcome):
+            lines.append(f"**{_md(header(tr, t))}:** {_md(room_line(tr, t) or '')}")
+            lines.append("")
+            lines += _md_matrix(p)
+        elif room_line(tr, t) is not None:
+            body = (room_line(tr, t) or "").replace("\n", "  \n")
+            lines.append(f"**{_md(header(tr, t))}:** {_md(body)}")
         else:
             lines.append(f"**{_md(header(tr, t))}:** {_md(format_turn(tr, t).split('] ', 1)[-1])}")
         lines.append("")
     c = tr.cost
     lines.append(f"---\n{len(record.speaker_turns(tr))} speaker turns, {c} of model time.")
     return "\n".join(lines) + "\n"
+
+
+def _md_matrix(o: Outcome) -> list[str]:
+    """The pairwise counts as a Markdown table: row x, column y = voters preferring x to y."""
+    ids = o.order
+    rows = ["| prefer ↓ over → | " + " | ".join(ids) + " |", "|---" * (len(ids) + 1) + "|"]
+    for x in ids:
+        cells = [str(o.d.get(x, {}).get(y, "")) if x != y else "—" for y in ids]
+        rows.append(f"| {x} | " + " | ".join(cells) + " |")
+    rows += [
+        "",
+        "Ballots: " + "; ".join(f"{_md(n)}: {' > '.join(r) or '—'}" for n, r in o.ballots.items()),
+    ]
+    return rows
 
 
 def analysis_markdown(a: Analysis) -> list[str]:
@@ -250,6 +327,19 @@ def turn_html(tr: Transcript, turn: Turn) -> str:
             f"<div style='color:{COLORS['human']};font-size:12px;margin:2px 0 2px 12px'>"
             f"{esc(turn.speaker)} {esc(record.ACTIONS[p.action])}</div>"
         )
+    if isinstance(p, Seat | Ballot) or (isinstance(p, Remark) and p.action != "say"):
+        return (
+            f"<div style='color:#555;font-size:12px;margin:2px 0 2px 12px'>"
+            f"{esc(room_line(tr, turn) or '')}</div>"
+        )
+    if isinstance(p, Candidates):
+        return bubble(header(tr, turn), room_line(tr, turn) or "", COLORS["moderator"])
+    if isinstance(p, Outcome):
+        return outcome_html(tr, p)
+    if isinstance(p, Revision):
+        return bubble(
+            "Group statement · " + header(tr, turn), room_line(tr, turn) or "", COLORS["moderator"]
+        )
     note = ""
     body = turn.text
     if isinstance(p, Contribution):
@@ -263,6 +353,48 @@ def turn_html(tr: Transcript, turn: Turn) -> str:
                 bits.append(f"cut from {p.words_before_cut} words at a sentence end")
             note = "; ".join(bits)
     return bubble(header(tr, turn), body, color(tr, turn), note)
+
+
+def outcome_html(tr: Transcript, o: Outcome) -> str:
+    """The count the learners can check: the order, the pairwise counts (a cell is green where
+    the row's statement beat the column's), and who ranked what."""
+    c = record.candidates(tr)
+    statements = c.statements if c else {}
+    th = "padding:2px 6px;border:1px solid #ddd;font-size:12px"
+    head = "".join(f"<th style='{th}'>{esc(y)}</th>" for y in o.order)
+    rows = []
+    for x in o.order:
+        cells = []
+        for y in o.order:
+            if x == y:
+                cells.append(f"<td style='{th};color:#bbb'>—</td>")
+                continue
+            n, m = o.d.get(x, {}).get(y, 0), o.d.get(y, {}).get(x, 0)
+            bg = "#e5f5e0" if n > m else ("#fee0d2" if n < m else "#fff")
+            cells.append(f"<td style='{th};background:{bg};text-align:center'>{n}</td>")
+        rows.append(f"<tr><th style='{th}'>{esc(x)}</th>{''.join(cells)}</tr>")
+    ballots = "".join(
+        f"<li>{esc(name)}: {esc(' > '.join(r) or 'no ballot in time')}</li>"
+        for name, r in o.ballots.items()
+    )
+    order = "".join(f"<li><b>{esc(k)}</b> {esc(statements.get(k, ''))}</li>" for k in o.order)
+    ties = (
+        f"<div style='font-size:11px;color:#777'>tied (broken by the order drafted): "
+        f"{esc('; '.join(' = '.join(t) for t in o.ties))}</div>"
+        if o.ties
+        else ""
+    )
+    return (
+        "<div class='argnb-rt-outcome' style='border-left:4px solid #6a51a3;padding:4px 8px;"
+        "margin:6px 0;background:#fafafa'><div style='font-size:11px;font-weight:bold;"
+        "color:#6a51a3'>The ranking (Schulze count)</div>"
+        f"<ol style='margin:2px 0;padding-left:18px;font-size:13px'>{order}</ol>{ties}"
+        "<div style='font-size:11px;color:#555;margin-top:4px'>How many ranked the row's "
+        "statement above the column's:</div>"
+        f"<table style='border-collapse:collapse'><tr><th style='{th}'></th>{head}</tr>"
+        f"{''.join(rows)}</table>"
+        f"<ul style='font-size:12px;margin:4px 0;padding-left:18px'>{ballots}</ul></div>"
+    )
 
 
 def _items(items: Iterable[str], empty: str) -> str:
