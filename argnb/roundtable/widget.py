@@ -54,6 +54,30 @@ NO_ANALYSIS_YET = "runs on a live session: press Start first (a replay shows its
 _ids = itertools.count(1)
 
 
+def note_text(tr: Transcript) -> str:
+    """What the saved notebook keeps of a session (:class:`~argnb.widgets.static.StaticNote`):
+    every speaker turn counted (the human's too), the analyses, whether it ended, the last
+    words. Written after each spoken turn and once more when a run or replay finishes, so a
+    saved copy shows the final state."""
+    turns = record.speaker_turns(tr)
+    human = record.human_name(tr)
+    by_human = sum(1 for t in turns if t.speaker == human)
+    end = record.ended(tr)
+    head = f"{tr.title}: {count(len(turns), 'speaker turn')} ({by_human} by {human})"
+    head += f", ended ({end.reason})" if end is not None else " so far"
+    found = record.analyses(tr)
+    if found:
+        last = found[-1].payload
+        head += (
+            f"; {count(len(found), 'analysis', 'analyses')}, the last after turn "
+            f"{last.upto} with {count(len(last.agreements), 'point')} of agreement"  # type: ignore[attr-defined]
+        )
+    spoken = [t for t in turns if t.text]
+    if spoken:
+        head += f"; last, {spoken[-1].speaker}: {shorten(spoken[-1].text, 300)}"
+    return head
+
+
 def _gone_notice(uid: int, beat: int, saved: str) -> str:
     """The kernel-gone notice: hidden while heartbeats keep replacing it, shown after a pause."""
     where = f" The session was saved to {esc(saved)}." if saved else ""
@@ -354,6 +378,7 @@ class RoundtableWidget(Working):
                 self.shown = partial
                 self._draw_turn(partial, turn)
             self._say(f"Replayed all {len(tr.turns)} turns: {reference.label}.")
+            self.note.text(note_text(tr))
 
         self.worker.start(run, on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", True))
 
@@ -401,6 +426,8 @@ class RoundtableWidget(Working):
         def done() -> None:
             s = self.session
             self._analyze_state()
+            if s is not None and s.transcript.turns:
+                self.note.text(note_text(s.transcript))
             if s is not None and s.waiting_for_human and not s.ended:
                 self._set_input(True)
                 self._prewarm(s)
@@ -522,11 +549,7 @@ class RoundtableWidget(Working):
             return
         shown = turn_html(tr, turn)
         if turn.text and turn.role != "agenda":
-            said = sum(1 for t in tr.turns if isinstance(t.payload, Contribution))
-            self.note.text(
-                f"{tr.title}: {count(said, 'contribution')} so far; last, {turn.speaker}: "
-                f"{shorten(turn.text, 300)}"
-            )
+            self.note.text(note_text(tr))
         live = {"d": Contribution, "m": Decision}.get(self._live_role)
         if live is not None and isinstance(p, live) and self._live is not None:
             self._live.value = shown  # the recorded turn takes the live bubble's place
@@ -553,16 +576,16 @@ class RoundtableWidget(Working):
         a = found[i].payload
         prev = found[i - 1].payload if i > 0 else None
         self.analysis_text.value = analysis_html(a, prev)  # type: ignore[arg-type]
-        self.map_view.value = self._map_html(a, tr.title)  # type: ignore[arg-type]
+        self.map_view.value = self._map_html(a, tr.title, record.spoken(tr, a.upto))  # type: ignore[arg-type]
 
-    def _map_html(self, a: Analysis, title: str) -> str:
+    def _map_html(self, a: Analysis, title: str, spoken: list[tuple[str, str]]) -> str:
         from argnb.maps.view import iframe
         from argnb.roundtable.analyzer import analysis_map
 
         if not a.arguments:
             return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
         # the network fills the frame below its legend, however many lines the legend wraps to
-        page = analysis_map(a, title).to_html(color_by="agent", fill=True)
+        page = analysis_map(a, title, spoken).to_html(color_by="agent", fill=True)
         return iframe(page, self.map_height)
 
     def _on_beat(self, change: dict[str, Any]) -> None:
@@ -590,6 +613,7 @@ class RoundtableWidget(Working):
                 view.shown = partial
                 view._draw_turn(partial, turn)
             view._say(f"replayed all {len(tr.turns)} turns of {tr.title!r}")
+            view.note.text(note_text(tr))
 
         view.worker.name = f"roundtable-replay-{view.uid}"
         view.worker.start(run, on_error=lambda exc: view._say(f"{type(exc).__name__}: {exc}", True))

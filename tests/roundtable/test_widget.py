@@ -305,8 +305,22 @@ def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
     w = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
     w.start()
     w.wait(10)
-    assert re.search(r"\b1 contribution so far|\b[02-9] contributions so far", w.note.result_html)
-    assert "1 contributions" not in w.note.result_html
+    assert re.search(r"\b1 speaker turn \(|\b[02-9] speaker turns \(", w.note.result_html)
+    assert "1 speaker turns" not in w.note.result_html and "so far" in w.note.result_html
+
+
+def test_a_saved_copy_shows_the_final_state_of_a_replay(tmp_path) -> None:
+    """05's saved note said "6 contributions so far" after a replay of 33 turns: it counted the
+    deliberators only and never said the session had ended. Every speaker turn counts now, the
+    human's too, and the note is written once more when the replay ends."""
+    w = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    w.replay_reference(delay=0.0)
+    w.wait(30)
+    note = w.note.result_html
+    assert "9 speaker turns (3 by Sam), ended (turns)" in note, note
+    assert "3 analyses, the last after turn 9 with 3 points of agreement" in note, note
+    assert "so far" not in note
+    w.close()
 
 
 def test_the_feedback_buttons_label_is_never_cut(tmp_path) -> None:
