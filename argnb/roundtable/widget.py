@@ -49,6 +49,8 @@ BEAT_MS = 2000
 REPAINT_S = 0.08
 
 #: the analyze button's tooltip before a live session exists (or in a replay: no model to ask)
+#: the height (pixels) of the full-width map that "Open the full map" shows
+FULL_MAP_HEIGHT = 640
 NO_ANALYSIS_YET = "runs on a live session: press Start first (a replay shows its recorded analyses)"
 
 _ids = itertools.count(1)
@@ -234,6 +236,18 @@ class RoundtableWidget(Working):
         # never shrunk by the column: the iframe keeps its whole height inside the panel
         self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="auto", margin="0"))
         self.map_view.add_class("argnb-rt-map")
+        # the panel's map fits its narrow frame, so its text gets small: this opens the same map
+        # across the whole widget, under both columns, where it can be read
+        self.full_button = w.ToggleButton(
+            description="Open the full map",
+            icon="expand",
+            disabled=True,
+            tooltip="show this map across the whole width, under the dialogue",
+            layout=w.Layout(width="auto", min_width="max-content"),
+        )
+        self.full_map = w.HTML(layout=w.Layout(display="none", width="100%", margin="8px 0 0 0"))
+        self.full_map.add_class("argnb-rt-full-map")
+        self.full_button.observe(lambda _: self._full_state(), names="value")
         right = w.VBox(
             [
                 w.HBox(  # wraps on a narrow screen instead of cutting the button's label
@@ -241,8 +255,15 @@ class RoundtableWidget(Working):
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
                 w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow="auto")),
-                w.HTML(
-                    "<b>Argument map</b> <span style='color:#777;font-size:11px'>(colour: who said it)</span>"
+                w.HBox(
+                    [
+                        w.HTML(
+                            "<b>Argument map</b> <span style='color:#777;font-size:11px'>"
+                            "(colour: who said it)</span>"
+                        ),
+                        self.full_button,
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
                 ),
                 self.map_view,
             ],
@@ -279,6 +300,7 @@ class RoundtableWidget(Working):
                 self.setup,
                 w.HBox([self.start_button, self.reference_button, self.status]),
                 w.HBox([left, right]),
+                self.full_map,
                 self.feedback_box,
             ],
         )
@@ -349,7 +371,8 @@ class RoundtableWidget(Working):
                 return
             self.dialogue.children = ()
             self.history.options = []
-            self.analysis_text.value = self.map_view.value = ""
+            self.analysis_text.value = self.map_view.value = self.full_map.value = ""
+            self._full_state()
             self._attach(session)
             self._from_form = True
         self.setup.layout.display = "none"
@@ -369,7 +392,8 @@ class RoundtableWidget(Working):
         self.session = None
         self.dialogue.children = ()
         self.history.options = []
-        self.analysis_text.value = self.map_view.value = ""
+        self.analysis_text.value = self.map_view.value = self.full_map.value = ""
+        self._full_state()
         self._say(f"Replaying: {reference.label}.")
 
         def run() -> None:
@@ -576,17 +600,34 @@ class RoundtableWidget(Working):
         a = found[i].payload
         prev = found[i - 1].payload if i > 0 else None
         self.analysis_text.value = analysis_html(a, prev)  # type: ignore[arg-type]
-        self.map_view.value = self._map_html(a, tr.title, record.spoken(tr, a.upto))  # type: ignore[arg-type]
+        page = self._map_page(a, tr.title, record.spoken(tr, a.upto))  # type: ignore[arg-type]
+        if page is None:
+            self.map_view.value = (
+                "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
+            )
+            self.full_map.value = ""
+        else:
+            from argnb.maps.view import iframe
 
-    def _map_html(self, a: Analysis, title: str, spoken: list[tuple[str, str]]) -> str:
-        from argnb.maps.view import iframe
+            self.map_view.value = iframe(page, self.map_height)
+            self.full_map.value = iframe(page, FULL_MAP_HEIGHT)
+        self._full_state()
+
+    def _map_page(self, a: Analysis, title: str, spoken: list[tuple[str, str]]) -> str | None:
         from argnb.roundtable.analyzer import analysis_map
 
         if not a.arguments:
-            return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
+            return None
         # the network fills the frame below its legend, however many lines the legend wraps to
-        page = analysis_map(a, title, spoken).to_html(color_by="agent", fill=True)
-        return iframe(page, self.map_height)
+        return analysis_map(a, title, spoken).to_html(color_by="agent", fill=True)
+
+    def _full_state(self) -> None:
+        """The full map shows while its button is down and there is a map to show."""
+        has = bool(self.full_map.value)
+        self.full_button.disabled = not has
+        on = has and self.full_button.value
+        self.full_map.layout.display = "" if on else "none"
+        self.full_button.description = "Close the full map" if on else "Open the full map"
 
     def _on_beat(self, change: dict[str, Any]) -> None:
         self._last_beat = time.monotonic()

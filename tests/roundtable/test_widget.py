@@ -359,3 +359,22 @@ def test_first_words_show_within_a_second_of_send_while_the_models_still_work(
     assert not any("Choosing" in v for v in shown)  # each announcement gave way to its step
     messages = [v for v in shown if "Let us hear the next view." in v]
     assert len(messages) == len(record.decisions(s.transcript))  # one bubble per step, no more
+
+
+def test_the_panels_map_opens_full_width_to_be_read(tmp_path) -> None:
+    """The side panel's map fits a narrow frame (its text was about 4 px in 05): a button opens
+    the same map across the whole widget, and it is credited as the panel's is."""
+    from argnb.roundtable.widget import FULL_MAP_HEIGHT
+
+    w = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    assert w.full_button.disabled and w.full_map.layout.display == "none"
+    w.replay_reference(delay=0.0)
+    w.wait(30)
+    assert not w.full_button.disabled and w.full_map.layout.display == "none"
+    w.full_button.value = True
+    assert w.full_map.layout.display == "" and "Close" in w.full_button.description
+    assert f"height:{FULL_MAP_HEIGHT}px" in w.full_map.value
+    assert "Sam" in w.full_map.value and "Analyzer (not traced" not in w.full_map.value
+    w.full_button.value = False
+    assert w.full_map.layout.display == "none"
+    w.close()
