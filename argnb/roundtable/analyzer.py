@@ -113,7 +113,7 @@ def grounded(analysis: Analysis) -> set[str]:
 
 
 #: whom a map node is credited to when no seat's turn holds it: the analyzer's own reading
-ANALYZER = "Analyzer (not traced to a turn)"
+ANALYZER = "Analyzer (no turn)"  # short enough for the picture's legend (18 characters)
 #: a node is traced to a seat when this share of its content words occur in that seat's turns
 TRACE = 0.25
 _STOP_WORDS = (
@@ -153,7 +153,7 @@ def trace(text: str, by: str, spoken: Sequence[tuple[str, str]]) -> str:
     >>> trace("Phones distract pupils", "You", said)
     'Ann'
     >>> trace("Schools should buy tablets", "You", said)
-    'Analyzer (not traced to a turn)'
+    'Analyzer (no turn)'
     """
     words = _stems(text)
     seats: dict[str, set[str]] = {}

@@ -88,3 +88,9 @@ def test_a_scripted_session_never_credits_the_learner_with_words_not_theirs(make
     s.run(["I would keep phones in bags."])
     m = s.to_map()
     assert "Ann" not in m.agents(), m.agents()
+
+
+def test_the_analyzers_name_is_whole_in_the_pictures_legend() -> None:
+    from argnb.maps.picture import wrapped
+
+    assert wrapped(ANALYZER, 18, 1) == ANALYZER  # the legend wraps agent names to 18 characters

@@ -374,7 +374,7 @@ def test_the_panels_map_opens_full_width_to_be_read(tmp_path) -> None:
     w.full_button.value = True
     assert w.full_map.layout.display == "" and "Close" in w.full_button.description
     assert f"height:{FULL_MAP_HEIGHT}px" in w.full_map.value
-    assert "Sam" in w.full_map.value and "Analyzer (not traced" not in w.full_map.value
+    assert "Sam" in w.full_map.value and "Analyzer (no turn)" not in w.full_map.value
     w.full_button.value = False
     assert w.full_map.layout.display == "none"
     w.close()
