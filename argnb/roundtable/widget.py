@@ -64,16 +64,16 @@ def note_text(tr: Transcript) -> str:
     turns = record.speaker_turns(tr)
     human = record.human_name(tr)
     by_human = sum(1 for t in turns if t.speaker == human)
-    end = record.ended(tr)
     head = f"{tr.title}: {count(len(turns), 'speaker turn')} ({by_human} by {human})"
-    head += f", ended ({end.reason})" if end is not None else " so far"
     found = record.analyses(tr)
     if found:
         last = found[-1].payload
         head += (
-            f"; {count(len(found), 'analysis', 'analyses')}, the last after turn "
-            f"{last.upto} with {count(len(last.agreements), 'point')} of agreement"  # type: ignore[attr-defined]
+            f", {count(len(found), 'analysis', 'analyses')} (the last after turn "
+            f"{last.upto}: {count(len(last.agreements), 'point')} of agreement)"  # type: ignore[attr-defined]
         )
+    end = record.ended(tr)
+    head += f", ended ({end.reason})" if end is not None else " so far"
     spoken = [t for t in turns if t.text]
     if spoken:
         head += f"; last, {spoken[-1].speaker}: {shorten(spoken[-1].text, 300)}"

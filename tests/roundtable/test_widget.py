@@ -306,7 +306,7 @@ def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
     w.start()
     w.wait(10)
     assert re.search(r"\b1 speaker turn \(|\b[02-9] speaker turns \(", w.note.result_html)
-    assert "1 speaker turns" not in w.note.result_html and "so far" in w.note.result_html
+    assert "1 speaker turns" not in w.note.result_html and "so far; last," in w.note.result_html
 
 
 def test_a_saved_copy_shows_the_final_state_of_a_replay(tmp_path) -> None:
@@ -317,8 +317,8 @@ def test_a_saved_copy_shows_the_final_state_of_a_replay(tmp_path) -> None:
     w.replay_reference(delay=0.0)
     w.wait(30)
     note = w.note.result_html
-    assert "9 speaker turns (3 by Sam), ended (turns)" in note, note
-    assert "3 analyses, the last after turn 9 with 3 points of agreement" in note, note
+    assert "9 speaker turns (3 by Sam), 3 analyses (the last after turn 9: 3 points" in note, note
+    assert "agreement), ended (turns); last, Sam: " in note, note
     assert "so far" not in note
     w.close()
 
