@@ -73,15 +73,32 @@ def wrapped(text: str, width: int = WRAP, lines: int = MAX_LINES) -> str:
     return "\n".join(out)
 
 
-def layers(m: ArgumentMap) -> dict[str, int]:
+def layers(m: ArgumentMap, *, split_cycles: bool = False) -> dict[str, int]:
     """Column of every node: longest path along every edge (premise → argument → conclusion,
     attacker → attacked, as the live view sorts them); statements that only feed something sit
-    just left of it."""
+    just left of it. A cycle (mutual attacks) shares one column; with ``split_cycles`` (the live
+    view, which cannot draw an edge inside a column with its label clear of the boxes) the
+    edges of a cycle that go back in the order the nodes were added are left out instead, so
+    its nodes get columns of their own."""
     g = nx.DiGraph()
     g.add_nodes_from(m.graph.nodes)
     g.add_edges_from((u, v) for u, v in m.graph.edges())
-    dag = nx.condensation(g)  # cycles (mutual attacks) share one column
-    col: dict[int, int] = {}
+    if split_cycles:
+        order = {n: i for i, n in enumerate(m.graph.nodes)}
+        back = [
+            (u, v)
+            for scc in nx.strongly_connected_components(g)
+            if len(scc) > 1
+            for u, v in g.subgraph(scc).edges()
+            if order[u] > order[v]
+        ]
+        g.remove_edges_from(back)
+        dag = g
+        group = {n: n for n in g.nodes}
+    else:
+        dag = nx.condensation(g)  # cycles (mutual attacks) share one column
+        group = dag.graph["mapping"]
+    col: dict = {}
     for c in nx.topological_sort(dag):
         col[c] = max((col[p] + 1 for p in dag.predecessors(c)), default=0)
     for c in dag.nodes:  # sources move right, next to what they feed
@@ -89,7 +106,7 @@ def layers(m: ArgumentMap) -> dict[str, int]:
         if not list(dag.predecessors(c)) and succ:
             col[c] = min(col[s] for s in succ) - 1
     low = min(col.values(), default=0)
-    return {n: col[dag.graph["mapping"][n]] - low for n in m.graph.nodes}
+    return {n: col[group[n]] - low for n in m.graph.nodes}
 
 
 def _order(m: ArgumentMap, col: dict[str, int]) -> list[list[str]]:

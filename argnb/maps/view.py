@@ -109,6 +109,12 @@ def to_pyvis(
         heading="",
     )
     agents = agent_colors(m)
+    # our own columns (the picture's, a cycle spread over columns): left to vis-network, a
+    # mutual attack put its two ends a dozen levels apart and shrank the map to a line
+    from argnb.maps.picture import layers
+
+    hierarchical = layout == "hierarchical" and m.graph.number_of_nodes() > 0
+    level = layers(m, split_cycles=True) if hierarchical else {}
     for n, d in m.graph.nodes(data=True):
         kind = d["kind"]
         fill, border = node_colors(d, color_by, agents)
@@ -130,6 +136,8 @@ def to_pyvis(
             node["font"]["bold"] = True
         if kind == "assumption":
             node["shapeProperties"] = {"borderDashes": [6, 4]}
+        if n in level:
+            node["level"] = level[n]
         net.add_node(str(n), **node)
     for u, v, d in m.graph.edges(data=True):
         style = dict(EDGE_STYLES[d["kind"]])
@@ -145,6 +153,10 @@ def to_pyvis(
                 "align": "top",
                 "vadjust": -2,
             }
+        if level and level[u] > level[v]:  # an edge back (a cycle): bowed, clear of the one out
+            style["smooth"] = {"type": "curvedCW", "roundness": 0.35}
+            if "font" in style:  # on the bow itself ("top" lost it on a curved edge)
+                style["font"] = {**style["font"], "align": "horizontal", "vadjust": 0}
         net.add_edge(str(u), str(v), arrows="to", **style)
     options: dict[str, Any] = {
         "interaction": {"hover": True, "tooltipDelay": 100},

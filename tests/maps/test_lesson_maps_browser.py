@@ -2,7 +2,8 @@
 Chromium lays them out (issue 29, item 4): the maps are built from the authored reference
 sessions (no model) and shown as their notebook cells show them; vis-network's own layout is
 read back from the frame (node boxes, edge-label boxes, the frame's size). The roundtable's
-"Open the full map" view is checked too, with a minimum text size. Screenshots go to
+"Open the full map" view is checked too, with a minimum text size, and a map with long labels
+and a mutual attack. Screenshots go to
 ``$ARGNB_SCREENSHOTS`` (default ``screenshots/browser``)."""
 
 from __future__ import annotations
@@ -79,9 +80,14 @@ def pages() -> dict[str, str]:
     from argnb.roundtable.reference import replay_session
     from argnb.roundtable.widget import FULL_MAP_HEIGHT
 
+    from .test_geometry import long_labels
+
     out = {}
     for name, (m, kw) in lesson_maps().items():
         out[name] = m.show(**kw).data["text/html"]
+    # long labels, an attack over a column and a mutual attack (vis-network's own levels put
+    # its two ends a dozen columns apart)
+    out["cycle"] = long_labels().show(frame_height=500).data["text/html"]
     tr = replay_session().transcript
     a = record.latest_analysis(tr)
     page = analysis_map(a, tr.title, record.spoken(tr, a.upto)).to_html(color_by="agent", fill=True)
@@ -120,7 +126,7 @@ def test_every_lesson_map_fits_its_frame_and_no_label_lies_under_a_node() -> Non
                     hit = [n for n, box in g["nodes"].items() if _overlap(label["box"], box)]
                     if hit:
                         problems.append(f"{name}: label {label['text']!r} lies under {hit}")
-                if name.endswith("full") and g["font"] < MIN_TEXT_PX:
+                if name in ("05-analyzer-full", "cycle") and g["font"] < MIN_TEXT_PX:
                     problems.append(f"{name}: text drawn at {g['font']:.1f} px")
                 assert g["nodes"], name
         finally:
