@@ -109,12 +109,15 @@ def to_pyvis(
         heading="",
     )
     agents = agent_colors(m)
-    # our own columns (the picture's, a cycle spread over columns): left to vis-network, a
-    # mutual attack put its two ends a dozen levels apart and shrank the map to a line
+    # a map with a cycle (mutual attacks) gets our own columns (the picture's, the cycle spread
+    # over columns): vis-network's levels put a mutual attack's two ends a dozen columns apart
+    # and shrank the map to a line. Without one, vis-network's own levels place the rows better.
+    import networkx as nx
+
     from argnb.maps.picture import layers
 
-    hierarchical = layout == "hierarchical" and m.graph.number_of_nodes() > 0
-    level = layers(m, split_cycles=True) if hierarchical else {}
+    cyclic = layout == "hierarchical" and not nx.is_directed_acyclic_graph(m.graph)
+    level = layers(m, split_cycles=True) if cyclic else {}
     for n, d in m.graph.nodes(data=True):
         kind = d["kind"]
         fill, border = node_colors(d, color_by, agents)
