@@ -136,5 +136,8 @@ class MapDisplay:
 
 
 def show(m: ArgumentMap, *, frame_height: int = 780, **kw: Any) -> MapDisplay:
-    """Display the map inline in Jupyter (interactive when trusted, a picture otherwise)."""
+    """Display the map inline in Jupyter (interactive when trusted, a picture otherwise).
+
+    ``frame_height`` is the frame's height in pixels; the network fills what the legend leaves
+    of it (``height`` counts only with ``fill=False``)."""
     return MapDisplay(bundle(m, frame_height=frame_height, **kw))
