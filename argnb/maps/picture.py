@@ -92,7 +92,7 @@ def layers(m: ArgumentMap, *, split_cycles: bool = False) -> dict[str, int]:
             for u, v in g.subgraph(scc).edges()
             if order[u] > order[v]
         ]
-        g.remove_edges_from(back)
+        g.remove_edges_from([*back, *nx.selfloop_edges(g)])  # a statement that attacks itself
         dag = g
         group = {n: n for n in g.nodes}
     else:

@@ -123,3 +123,16 @@ def test_the_live_columns_leave_room_for_the_widest_label(lessons, name) -> None
     sep = level_separation(m)
     assert sep - NODE_PX >= widest * LABEL_CHAR_PX  # the gap between two boxes holds it
     assert net.options["layout"]["hierarchical"]["levelSeparation"] == sep
+
+
+def test_a_mutual_attack_gets_two_columns_in_the_live_view() -> None:
+    """vis-network's own levels put a mutual attack's two ends a dozen columns apart (the map
+    shrank to a line); a cyclic map gets the picture's columns with the cycle spread out."""
+    m = long_labels()
+    level = {n["id"]: n.get("level") for n in to_pyvis(m).nodes}
+    assert level["C3"] is not None and level["X"] == level["C3"] + 1
+    assert max(level.values()) - min(level.values()) <= 3
+    m.add_rebut("C0", "C0")  # a statement that attacks itself still gets a column
+    assert all(n.get("level") is not None for n in to_pyvis(m).nodes)
+    acyclic = lesson_maps()["04"][0]
+    assert all("level" not in n for n in to_pyvis(acyclic).nodes)  # vis-network's own rows
