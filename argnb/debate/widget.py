@@ -27,7 +27,7 @@ from argnb.events import Event
 from argnb.transcript import Transcript
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
-from argnb.words import shorten
+from argnb.words import count, shorten
 
 #: the least time between two repaints of a streaming reply
 REPAINT_S = 0.08
@@ -70,6 +70,7 @@ class DebateWidget(Working):
         self._step = ""
         self._repaint = Throttle(REPAINT_S)
         self.note = StaticNote()
+        self._reply_note = ""  # how the note names the agent's last reply (method and cost)
 
         self.motion = w.Combobox(
             options=list(motions or []),
@@ -182,9 +183,9 @@ class DebateWidget(Working):
             for t in u.turns:
                 tr.add(t)
             self.live.value = ""
+            self._reply_note = f"Reference turn ({session.label})"
             self._draw()
             self.steps.value = steps_html(list(u.turns))
-            self.note.text(f"Reference turn ({session.label}): {shorten(u.text, 400)}")
 
         self._work(
             replay,
@@ -226,6 +227,7 @@ class DebateWidget(Working):
             tr.add(t)
         self.live.value = ""
         self._save()
+        self._reply_note = f"Last reply ({result.method}, {result.cost})"
         self._draw()
         self.steps.value = steps_html(list(result.turns)) + (
             "<ul style='color:#a60'>"
@@ -234,8 +236,6 @@ class DebateWidget(Working):
             if result.notes
             else ""
         )
-        c = result.cost
-        self.note.text(f"Last reply ({result.method}, {c}): {shorten(result.text, 400)}")
 
     def _work(self, coro: Any, done: str = "") -> None:
         self._set_input(False)
@@ -272,6 +272,21 @@ class DebateWidget(Working):
             "<div style='color:#999'>No turns yet.</div>"
         )
         self.dialogue.value = head + body
+        self._note(said)
+
+    def _note(self, said: list[Any]) -> None:
+        """The line a saved or shared copy shows (:mod:`argnb.widgets.static`): the turns so far
+        (the learner's counted), the last one in full; written on every redraw, so the copy
+        shows the final state whatever ended the run."""
+        tr = self.transcript
+        assert tr is not None
+        mine = sum(1 for t in said if t.speaker == self.name)
+        line = f"{tr.title}: {count(len(said), 'turn')} ({mine} yours)"
+        if said:
+            last = said[-1]
+            agent = last.speaker != self.name and self._reply_note
+            line += f"; {agent or f'last, {last.speaker}'}: {shorten(last.text, 400)}"
+        self.note.text(line)
 
     def _on_event(self, e: Event) -> None:
         """Show each step as it begins and what it makes, labelled ("writing a draft…"); the final

@@ -137,6 +137,8 @@ class StanceEditor:
             self.dialogue = run_dialogue(self._backend(), case, on_turn=show, **self.run_kw)
         except ArgnbError as exc:  # a server that is down: say so here, not in a log
             self.status.value = f"<span style='color:#b00'>{esc(str(exc))}</span>"
+            # the saved copy's line says so too, instead of keeping an earlier run's result
+            self.note.text(f"Last run ({shorten(case.issue, 80)}) stopped: {exc}")
             return None
         finally:
             self.button.disabled = False

@@ -111,6 +111,9 @@ def bundle(
 ) -> dict[str, Any]:
     """The display bundle: ``text/html`` (live + picture), ``image/png``, ``text/plain``."""
     png = to_png(m, color_by=color_by)  # type: ignore[arg-type]
+    # the network takes what the frame has left below the legend: a fixed ``height`` under a
+    # legend that wraps to more lines ran past the frame (05's reference map, cut at the bottom)
+    kw.setdefault("fill", True)
     page = to_html(m, color_by=color_by, **kw)  # type: ignore[arg-type]
     return {
         "text/html": map_html(page, png, title=m.title, frame_height=frame_height),
@@ -133,5 +136,8 @@ class MapDisplay:
 
 
 def show(m: ArgumentMap, *, frame_height: int = 780, **kw: Any) -> MapDisplay:
-    """Display the map inline in Jupyter (interactive when trusted, a picture otherwise)."""
+    """Display the map inline in Jupyter (interactive when trusted, a picture otherwise).
+
+    ``frame_height`` is the frame's height in pixels; the network fills what the legend leaves
+    of it (``height`` counts only with ``fill=False``)."""
     return MapDisplay(bundle(m, frame_height=frame_height, **kw))

@@ -30,7 +30,9 @@ from argnb.maps.style import (
     STATUS_COLORS,
     ColorBy,
     agent_colors,
+    edge_label,
     node_colors,
+    statement_text,
 )
 from argnb.words import shorten
 
@@ -43,6 +45,9 @@ LINE = FONT * 1.25 / 72  # inches per text line
 BOX_W, ARG_W, ARG_H = 1.9, 0.9, 0.42  # inches
 COL, GAP = 2.45, 0.16  # column pitch, vertical gap between boxes
 WRAP, MAX_LINES = 30, 4
+EDGE_FONT = FONT - 0.5  # points: an edge's label, in the gap between two columns
+EM = 0.62  # a character's width in ems (DejaVu Sans, generous), to size gaps and title lines
+TITLE_FONT, TITLE_LINES = 11, 3
 MAX_PIXELS = 4000  # longest side; big maps get a lower resolution, never overlapping text
 # DejaVu Sans (matplotlib's own) covers Latin, Greek, Cyrillic, Hebrew, Arabic; CJK text needs a
 # system font: used where installed, otherwise such characters are drawn as boxes.
@@ -68,15 +73,32 @@ def wrapped(text: str, width: int = WRAP, lines: int = MAX_LINES) -> str:
     return "\n".join(out)
 
 
-def layers(m: ArgumentMap) -> dict[str, int]:
+def layers(m: ArgumentMap, *, split_cycles: bool = False) -> dict[str, int]:
     """Column of every node: longest path along every edge (premise → argument → conclusion,
     attacker → attacked, as the live view sorts them); statements that only feed something sit
-    just left of it."""
+    just left of it. A cycle (mutual attacks) shares one column; with ``split_cycles`` (the live
+    view, which cannot draw an edge inside a column with its label clear of the boxes) the
+    edges of a cycle that go back in the order the nodes were added are left out instead, so
+    its nodes get columns of their own."""
     g = nx.DiGraph()
     g.add_nodes_from(m.graph.nodes)
     g.add_edges_from((u, v) for u, v in m.graph.edges())
-    dag = nx.condensation(g)  # cycles (mutual attacks) share one column
-    col: dict[int, int] = {}
+    if split_cycles:
+        order = {n: i for i, n in enumerate(m.graph.nodes)}
+        back = [
+            (u, v)
+            for scc in nx.strongly_connected_components(g)
+            if len(scc) > 1
+            for u, v in g.subgraph(scc).edges()
+            if order[u] > order[v]
+        ]
+        g.remove_edges_from([*back, *nx.selfloop_edges(g)])  # a statement that attacks itself
+        dag = g
+        group = {n: n for n in g.nodes}
+    else:
+        dag = nx.condensation(g)  # cycles (mutual attacks) share one column
+        group = dag.graph["mapping"]
+    col: dict = {}
     for c in nx.topological_sort(dag):
         col[c] = max((col[p] + 1 for p in dag.predecessors(c)), default=0)
     for c in dag.nodes:  # sources move right, next to what they feed
@@ -84,7 +106,7 @@ def layers(m: ArgumentMap) -> dict[str, int]:
         if not list(dag.predecessors(c)) and succ:
             col[c] = min(col[s] for s in succ) - 1
     low = min(col.values(), default=0)
-    return {n: col[dag.graph["mapping"][n]] - low for n in m.graph.nodes}
+    return {n: col[group[n]] - low for n in m.graph.nodes}
 
 
 def _order(m: ArgumentMap, col: dict[str, int]) -> list[list[str]]:
@@ -194,6 +216,15 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
             return fig
 
         columns = _order(m, layers(m))
+        edge_text = {
+            (u, v, k): edge_label(str(d["label"]))
+            for u, v, k, d in m.graph.edges(keys=True, data=True)
+            if d.get("label")
+        }
+        widest = max((len(x) for t in edge_text.values() for x in t.split("\n")), default=0)
+        # the gap between two columns holds the widest edge label with air on both sides
+        label_w = widest * EDGE_FONT * EM / 72
+        pitch = max(COL, BOX_W + label_w + 0.3)
         label: dict[str, str] = {}
         size: dict[str, tuple[float, float]] = {}
         for n, d in m.graph.nodes(data=True):
@@ -201,23 +232,27 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
                 label[n] = wrapped(d.get("label") or n, 12, 1)
                 size[n] = (ARG_W, ARG_H)
             else:
-                label[n] = wrapped(d.get("text", ""))
+                label[n] = wrapped(statement_text(d))
                 size[n] = (BOX_W, 0.14 + LINE * (label[n].count("\n") + 1))
         down = _place(m, columns, {n: h for n, (_, h) in size.items()})
         graph_h = max(down[n] + size[n][1] / 2 for n in down) + 0.15
-        width = max(6.5, len(columns) * COL + 0.3)
+        width = max(6.5, len(columns) * pitch + 0.3)
 
         legend = _legend_handles(m, agents, color_by, Patch, Line2D)
         ncol = max(1, int(width // 1.75))
-        head = 0.7 + 0.2 * (-(-len(legend) // ncol))
+        # the title wrapped to the figure's width (one long line was cut at both sides)
+        per_line = max(20, int((width - 0.4) * 72 / (TITLE_FONT * EM)))
+        title = wrapped(m.title or "Argument map", per_line, TITLE_LINES)
+        title_h = (title.count("\n") + 1) * TITLE_FONT * 1.3 / 72
+        head = 0.5 + title_h + 0.2 * (-(-len(legend) // ncol))
         fig = Figure(figsize=(width, graph_h + head))
         ax = fig.add_axes((0, 0, 1, graph_h / (graph_h + head)))
         ax.set_xlim(0, width)
         ax.set_ylim(0, graph_h)
         ax.axis("off")
 
-        x0 = (width - (len(columns) - 1) * COL) / 2
-        pos = {n: (x0 + k * COL, graph_h - down[n]) for k, c in enumerate(columns) for n in c}
+        x0 = (width - (len(columns) - 1) * pitch) / 2
+        pos = {n: (x0 + k * pitch, graph_h - down[n]) for k, c in enumerate(columns) for n in c}
 
         patch: dict[str, Any] = {}
         for n, d in m.graph.nodes(data=True):
@@ -248,13 +283,15 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
                 fontweight="bold" if d["kind"] == "argument" else "normal",
                 linespacing=1.1,
                 zorder=3,
+                gid=f"node:{n}",
             )
+            p.set_gid(f"node:{n}")
             t.set_clip_box(
                 TransformedBbox(Bbox.from_bounds(x - w / 2, y - h / 2, w, h), ax.transData)
             )
 
         kinds = {n: d["kind"] for n, d in m.graph.nodes(data=True)}
-        for u, v, d in m.graph.edges(data=True):
+        for u, v, key, d in m.graph.edges(keys=True, data=True):
             style = EDGE_STYLES[d["kind"]]
             attack = d["kind"] in ("rebut", "undercut")
             (xu, yu), (xv, yv) = pos[u], pos[v]
@@ -281,21 +318,28 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
                     zorder=4 if attack else 1,
                 )
             )
+            if (u, v, key) in edge_text:
+                rad = 0.25 if attack and abs(pos[u][0] - pos[v][0]) >= 1e-6 else 0.0
+                _edge_label(
+                    ax, edge_text[u, v, key], style["color"], (a, b, rad), pos[u], pos[v], pitch
+                )
 
         top = 1 - 0.08 / (graph_h + head)
         fig.text(
             0.5,
             top,
-            wrapped(m.title or "Argument map", 110, 1),
+            title,
             ha="center",
             va="top",
-            fontsize=11,
+            fontsize=TITLE_FONT,
             fontweight="bold",
+            linespacing=1.1,
+            gid="title",
         )
         fig.legend(
             handles=legend,
             loc="upper center",
-            bbox_to_anchor=(0.5, 1 - 0.38 / (graph_h + head)),
+            bbox_to_anchor=(0.5, 1 - (0.18 + title_h) / (graph_h + head)),
             ncol=ncol,
             frameon=False,
             fontsize=FONT,
@@ -309,6 +353,52 @@ def figure(m: ArgumentMap, *, color_by: ColorBy = "status") -> Any:
             title_fontsize=FONT,
         )
         return fig
+
+
+def _edge_label(
+    ax: Any,
+    text: str,
+    color: str,
+    curve: tuple[tuple[float, float], tuple[float, float], float],
+    pu: tuple[float, float],
+    pv: tuple[float, float],
+    pitch: float,
+) -> None:
+    """An edge's label in the gap between columns that the edge crosses last before its target
+    (the gap right of the column when both ends share one): no node box reaches into a gap, and
+    the gap is as wide as the widest label (see ``pitch``), so the label never lies under a node."""
+    if abs(pu[0] - pv[0]) < 1e-6:  # the loop out on the right of the column
+        x, y = pu[0] + pitch / 2, (pu[1] + pv[1]) / 2
+    else:  # on the drawn curve (matplotlib's arc3: a quadratic Bézier; inches on both axes)
+        x = pv[0] - pitch / 2 if pv[0] > pu[0] else pv[0] + pitch / 2
+        (ax_, ay), (bx, by), rad = curve
+        cx, cy = (ax_ + bx) / 2 + rad * (by - ay), (ay + by) / 2 - rad * (bx - ax_)
+        points = [
+            (
+                (1 - t) ** 2 * ax_ + 2 * t * (1 - t) * cx + t**2 * bx,
+                (1 - t) ** 2 * ay + 2 * t * (1 - t) * cy + t**2 * by,
+            )
+            for t in (i / 100 for i in range(101))
+        ]
+        y = min(points, key=lambda q: abs(q[0] - x))[1]
+    ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        fontsize=EDGE_FONT,
+        color=color,
+        linespacing=1.05,
+        zorder=5,
+        gid="edge-label",
+        bbox={
+            "boxstyle": "round,pad=0.15",
+            "facecolor": "white",
+            "edgecolor": "none",
+            "alpha": 0.85,
+        },
+    )
 
 
 @cache

@@ -39,6 +39,27 @@ def short_label(text: str, width: int = 22, max_chars: int = 80) -> str:
     return "\n".join(textwrap.wrap(t, width)) or " "
 
 
+def statement_text(data: dict[str, Any]) -> str:
+    """What a statement node shows: its text, after its label when it has one ("C1: …"), so
+    the map names a statement as the notebook prints it (04's debate: P1, C1, P2, C2)."""
+    text, label = str(data.get("text") or ""), data.get("label")
+    return f"{label}: {text}" if label else text
+
+
+#: an edge label is wrapped to this many characters a line (and at most 3 lines), so it fits in
+#: the gap between two columns of nodes instead of running under them
+EDGE_WRAP, EDGE_LINES = 16, 3
+
+
+def edge_label(text: str) -> str:
+    """An edge's label, wrapped (lines joined by newlines) and cut with an ellipsis."""
+    lines = textwrap.wrap(one_line(text), EDGE_WRAP, break_long_words=False) or [""]
+    if len(lines) > EDGE_LINES:
+        lines = [*lines[: EDGE_LINES - 1], shorten(" ".join(lines[EDGE_LINES - 1 :]), EDGE_WRAP)]
+    wide = EDGE_WRAP + 8  # one long word keeps its line, up to a point
+    return "\n".join(x if len(x) <= wide else x[: wide - 1] + "…" for x in lines)
+
+
 def agent_colors(m: ArgumentMap) -> dict[str | None, str]:
     """Agent → colour, in order of first appearance (None: no agent)."""
     colors: dict[str | None, str] = {None: NO_AGENT}

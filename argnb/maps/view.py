@@ -29,8 +29,10 @@ from argnb.maps.style import (
     STATUS_COLORS,
     ColorBy,
     agent_colors,
+    edge_label,
     node_colors,
     short_label,
+    statement_text,
 )
 from argnb.views import esc as _esc
 
@@ -107,10 +109,19 @@ def to_pyvis(
         heading="",
     )
     agents = agent_colors(m)
+    # a map with a cycle (mutual attacks) gets our own columns (the picture's, the cycle spread
+    # over columns): vis-network's levels put a mutual attack's two ends a dozen columns apart
+    # and shrank the map to a line. Without one, vis-network's own levels place the rows better.
+    import networkx as nx
+
+    from argnb.maps.picture import layers
+
+    cyclic = layout == "hierarchical" and not nx.is_directed_acyclic_graph(m.graph)
+    level = layers(m, split_cycles=True) if cyclic else {}
     for n, d in m.graph.nodes(data=True):
         kind = d["kind"]
         fill, border = node_colors(d, color_by, agents)
-        label = str(d.get("label") or n) if kind == "argument" else short_label(d.get("text", ""))
+        label = str(d.get("label") or n) if kind == "argument" else short_label(statement_text(d))
         node: dict[str, Any] = {
             "label": label,
             "title": hover_title(d),
@@ -128,11 +139,13 @@ def to_pyvis(
             node["font"]["bold"] = True
         if kind == "assumption":
             node["shapeProperties"] = {"borderDashes": [6, 4]}
+        if n in level:
+            node["level"] = level[n]
         net.add_node(str(n), **node)
     for u, v, d in m.graph.edges(data=True):
         style = dict(EDGE_STYLES[d["kind"]])
-        if d.get("label") and "label" in style:
-            style["label"] = str(d["label"])  # canvas text, like node labels
+        if "label" in style:  # canvas text, like node labels; wrapped to fit between columns
+            style["label"] = edge_label(str(d.get("label") or style["label"]))
         if "label" in style:
             # above the line, not on it: the arrowhead of a short edge covered the label ("rebu▶")
             style["font"] = {
@@ -143,6 +156,10 @@ def to_pyvis(
                 "align": "top",
                 "vadjust": -2,
             }
+        if level and level[u] > level[v]:  # an edge back (a cycle): bowed, clear of the one out
+            style["smooth"] = {"type": "curvedCW", "roundness": 0.35}
+            if "font" in style:  # on the bow itself ("top" lost it on a curved edge)
+                style["font"] = {**style["font"], "align": "horizontal", "vadjust": 0}
         net.add_edge(str(u), str(v), arrows="to", **style)
     options: dict[str, Any] = {
         "interaction": {"hover": True, "tooltipDelay": 100},
@@ -154,7 +171,7 @@ def to_pyvis(
                 "enabled": True,
                 "direction": "LR",
                 "sortMethod": "directed",
-                "levelSeparation": 250,
+                "levelSeparation": level_separation(m),
                 "nodeSpacing": 75,
                 "treeSpacing": 110,
                 "shakeTowards": "leaves",
@@ -165,6 +182,24 @@ def to_pyvis(
         options["physics"] = {"enabled": True, "solver": "forceAtlas2Based"}
     net.set_options(_json(options))
     return net
+
+
+#: the widest node box (``short_label``'s 22 characters at 16 px, with its margins), and the
+#: width of one character of a bold 16 px edge label, in canvas pixels (generous for sans-serif)
+NODE_PX, LABEL_CHAR_PX = 215, 10.5
+
+
+def level_separation(m: ArgumentMap) -> int:
+    """Pixels between the centres of two columns (levels): one node box plus the widest edge
+    label with some air, so a label drawn at its edge's middle never lies under a node
+    (vis-network puts it there whatever its length: 04's flaw labels sat under the boxes)."""
+    widest = 0
+    for _, _, d in m.graph.edges(data=True):
+        style = EDGE_STYLES[d["kind"]]
+        if "label" in style:
+            text = edge_label(str(d.get("label") or style["label"]))
+            widest = max(widest, *(len(x) for x in text.split("\n")))
+    return max(250, int(NODE_PX + widest * LABEL_CHAR_PX + 50))
 
 
 def _json(obj: Any) -> str:

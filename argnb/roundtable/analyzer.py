@@ -112,10 +112,76 @@ def grounded(analysis: Analysis) -> set[str]:
     return set(grounded_extension(args, attacks))
 
 
-def analysis_map(analysis: Analysis, title: str = "") -> Any:
+#: whom a map node is credited to when no seat's turn holds it: the analyzer's own reading
+ANALYZER = "Analyzer (no turn)"  # short enough for the picture's legend (18 characters)
+#: a node is traced to a seat when this share of its content words occur in that seat's turns
+TRACE = 0.25
+_STOP_WORDS = (
+    "the and that this with for are was were but not you your our they them their have has had "
+    "will would can could should from into about what when which who how than then there here "
+    "also just only very more most some any all its it's is be been being of to in on at by as "
+    "or if so do does did one"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, lower-cased, with a plural or tense ending cut (copies, copied → copi)."""
+    import re
+
+    out = set()
+    for word in re.findall(r"[a-z][a-z']+", text.lower()):
+        if len(word) < 3 or word in _STOP:
+            continue
+        for end in ("ing", "ed", "es", "s", "ly"):
+            if word.endswith(end) and len(word) - len(end) >= 3:
+                word = word[: -len(end)]
+                break
+        if word.endswith("y"):
+            word = word[:-1] + "i"
+        out.add(word.removesuffix("e"))
+    return out
+
+
+def trace(text: str, by: str, spoken: Sequence[tuple[str, str]]) -> str:
+    """Whose turn a map node came from: ``by`` (the analyzer's credit) when that seat spoke and
+    at least :data:`TRACE` of the node's content words are in its turns, else the seat whose
+    turns hold most of them (at least :data:`TRACE`), else :data:`ANALYZER` -- a node is never
+    credited to a seat (the human's least of all) whose words it does not hold.
+
+    >>> said = [("Ann", "Phones distract pupils in class."), ("You", "I look up words.")]
+    >>> trace("Phones distract pupils", "You", said)
+    'Ann'
+    >>> trace("Schools should buy tablets", "You", said)
+    'Analyzer (no turn)'
+    """
+    words = _stems(text)
+    seats: dict[str, set[str]] = {}
+    for speaker, said in spoken:
+        seats.setdefault(speaker, set()).update(_stems(said))
+    if not words or not seats:
+        return ANALYZER
+
+    def share(seat: str) -> float:
+        return len(words & seats.get(seat, set())) / len(words)
+
+    if by in seats and share(by) >= TRACE:
+        return by
+    best = max(seats, key=share)  # the first to speak wins a tie
+    return best if share(best) >= TRACE else ANALYZER
+
+
+def analysis_map(
+    analysis: Analysis, title: str = "", spoken: Sequence[tuple[str, str]] | None = None
+) -> Any:
     """The analysis as an :class:`argnb.maps.ArgumentMap`: claims with their premises (through an
     inference node), objections rebutting claims, rebuttals rebutting objections; each node
-    carries who said it and its grounded status."""
+    carries who said it and its grounded status.
+
+    ``spoken`` -- the (speaker, text) turns the analysis read
+    (:func:`argnb.roundtable.record.spoken`) -- credits each node to the seat whose turn it came
+    from (:func:`trace`), or to the analyzer, never to a seat that did not say it; without it
+    the analyzer's own credits are drawn."""
     from argnb.dialectic.semantics import grounded_labelling
     from argnb.maps import ArgumentMap
 
@@ -123,31 +189,34 @@ def analysis_map(analysis: Analysis, title: str = "") -> Any:
     status = grounded_labelling(args, attacks)
     m = ArgumentMap(title)
 
-    def who(name: str) -> str | None:
+    def who(text: str, name: str) -> str | None:
+        if spoken is not None:
+            return trace(text, name, spoken)
         return name if name and name != UNCLEAR else None
 
     for i, a in enumerate(analysis.arguments, start=1):
         claim = f"A{i}"
-        m.add_claim(claim, a.claim, agent=who(a.by), status=status[claim])
+        by = who(a.claim, a.by)
+        m.add_claim(claim, a.claim, agent=by, status=status[claim])
         if a.premises:
             ids = [
-                m.add_premise(f"{claim}.p{j}", p, agent=who(a.by))
+                m.add_premise(f"{claim}.p{j}", p, agent=who(p, a.by))
                 for j, p in enumerate(a.premises, start=1)
             ]
             m.add_argument(
                 f"{claim}.i",
                 premises=ids,
                 conclusion=claim,
-                agent=who(a.by),
+                agent=by,
                 status=status[claim],
                 label=claim,
             )
         for k, c in enumerate(a.counterarguments, start=1):
             x = f"{claim}.x{k}"
-            m.add_claim(x, c.objection, agent=who(c.by), status=status[x])
+            m.add_claim(x, c.objection, agent=who(c.objection, c.by), status=status[x])
             m.add_rebut(x, claim, label="objects")
             if c.rebuttal:
                 r = f"{x}.r"
-                m.add_claim(r, c.rebuttal, agent=who(c.rebuttal_by), status=status[r])
+                m.add_claim(r, c.rebuttal, agent=who(c.rebuttal, c.rebuttal_by), status=status[r])
                 m.add_rebut(r, x, label="rebuts")
     return m

@@ -195,7 +195,7 @@ def write_exports(tr, markdown: Path | None, map_path: Path | None, out=None) ->
         last = record.latest_analysis(tr)
         if last is None:
             raise ArgnbError("the session has no analysis, so no map", hint="run with the analyzer")
-        analysis_map(last, tr.title).save(map_path, kind)
+        analysis_map(last, tr.title, record.spoken(tr, last.upto)).save(map_path, kind)
         print(f"wrote the map ({kind}) to {map_path}", file=out)
 
 

@@ -87,6 +87,19 @@ def speaker_turns(tr: Transcript) -> list[Turn]:
     return tr.of_kind(*SPEAKER_KINDS, valid=None)
 
 
+def spoken(tr: Transcript, upto: int | None = None) -> list[tuple[str, str]]:
+    """(speaker, text) of the speaker turns an analysis after ``upto`` of them read (all by
+    default): what its map's nodes are traced to (:func:`argnb.roundtable.analyzer.trace`)."""
+    out = []
+    for t in speaker_turns(tr)[:upto]:
+        p = t.payload
+        if t.text and (
+            t.valid if isinstance(p, Contribution) else getattr(p, "action", "") == "say"
+        ):
+            out.append((t.speaker, t.text))
+    return out
+
+
 def speakers(tr: Transcript) -> list[str]:
     """Who had the floor, in order (moderator messages are not turns)."""
     return [t.speaker for t in speaker_turns(tr)]

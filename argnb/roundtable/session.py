@@ -291,7 +291,7 @@ class Session:
         a = analysis or self.analysis
         if a is None:
             raise ArgnbError("no analysis yet", hint="run session.analyze() first")
-        return analysis_map(a, self.topic)
+        return analysis_map(a, self.topic, record.spoken(self.transcript, a.upto))
 
     def _repr_html_(self) -> str:
         from argnb.roundtable.views import session_html

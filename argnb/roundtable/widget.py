@@ -49,9 +49,35 @@ BEAT_MS = 2000
 REPAINT_S = 0.08
 
 #: the analyze button's tooltip before a live session exists (or in a replay: no model to ask)
+#: the height (pixels) of the full-width map that "Open the full map" shows
+FULL_MAP_HEIGHT = 640
 NO_ANALYSIS_YET = "runs on a live session: press Start first (a replay shows its recorded analyses)"
 
 _ids = itertools.count(1)
+
+
+def note_text(tr: Transcript) -> str:
+    """What the saved notebook keeps of a session (:class:`~argnb.widgets.static.StaticNote`):
+    every speaker turn counted (the human's too), the analyses, whether it ended, the last
+    words. Written after each spoken turn and once more when a run or replay finishes, so a
+    saved copy shows the final state."""
+    turns = record.speaker_turns(tr)
+    human = record.human_name(tr)
+    by_human = sum(1 for t in turns if t.speaker == human)
+    head = f"{tr.title}: {count(len(turns), 'speaker turn')} ({by_human} by {human})"
+    found = record.analyses(tr)
+    if found:
+        last = found[-1].payload
+        head += (
+            f", {count(len(found), 'analysis', 'analyses')} (the last after turn "
+            f"{last.upto}: {count(len(last.agreements), 'point')} of agreement)"  # type: ignore[attr-defined]
+        )
+    end = record.ended(tr)
+    head += f", ended ({end.reason})" if end is not None else " so far"
+    spoken = [t for t in turns if t.text]
+    if spoken:
+        head += f"; last, {spoken[-1].speaker}: {shorten(spoken[-1].text, 300)}"
+    return head
 
 
 def _gone_notice(uid: int, beat: int, saved: str) -> str:
@@ -210,6 +236,18 @@ class RoundtableWidget(Working):
         # never shrunk by the column: the iframe keeps its whole height inside the panel
         self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="auto", margin="0"))
         self.map_view.add_class("argnb-rt-map")
+        # the panel's map fits its narrow frame, so its text gets small: this opens the same map
+        # across the whole widget, under both columns, where it can be read
+        self.full_button = w.ToggleButton(
+            description="Open the full map",
+            icon="expand",
+            disabled=True,
+            tooltip="show this map across the whole width, under the dialogue",
+            layout=w.Layout(width="auto", min_width="max-content"),
+        )
+        self.full_map = w.HTML(layout=w.Layout(display="none", width="100%", margin="8px 0 0 0"))
+        self.full_map.add_class("argnb-rt-full-map")
+        self.full_button.observe(lambda _: self._full_state(), names="value")
         right = w.VBox(
             [
                 w.HBox(  # wraps on a narrow screen instead of cutting the button's label
@@ -217,8 +255,15 @@ class RoundtableWidget(Working):
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
                 w.Box([self.analysis_text], layout=w.Layout(max_height="300px", overflow="auto")),
-                w.HTML(
-                    "<b>Argument map</b> <span style='color:#777;font-size:11px'>(colour: who said it)</span>"
+                w.HBox(
+                    [
+                        w.HTML(
+                            "<b>Argument map</b> <span style='color:#777;font-size:11px'>"
+                            "(colour: who said it)</span>"
+                        ),
+                        self.full_button,
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
                 ),
                 self.map_view,
             ],
@@ -255,6 +300,7 @@ class RoundtableWidget(Working):
                 self.setup,
                 w.HBox([self.start_button, self.reference_button, self.status]),
                 w.HBox([left, right]),
+                self.full_map,
                 self.feedback_box,
             ],
         )
@@ -325,7 +371,8 @@ class RoundtableWidget(Working):
                 return
             self.dialogue.children = ()
             self.history.options = []
-            self.analysis_text.value = self.map_view.value = ""
+            self.analysis_text.value = self.map_view.value = self.full_map.value = ""
+            self._full_state()
             self._attach(session)
             self._from_form = True
         self.setup.layout.display = "none"
@@ -345,7 +392,8 @@ class RoundtableWidget(Working):
         self.session = None
         self.dialogue.children = ()
         self.history.options = []
-        self.analysis_text.value = self.map_view.value = ""
+        self.analysis_text.value = self.map_view.value = self.full_map.value = ""
+        self._full_state()
         self._say(f"Replaying: {reference.label}.")
 
         def run() -> None:
@@ -354,6 +402,7 @@ class RoundtableWidget(Working):
                 self.shown = partial
                 self._draw_turn(partial, turn)
             self._say(f"Replayed all {len(tr.turns)} turns: {reference.label}.")
+            self.note.text(note_text(tr))
 
         self.worker.start(run, on_error=lambda exc: self._say(f"{type(exc).__name__}: {exc}", True))
 
@@ -401,6 +450,8 @@ class RoundtableWidget(Working):
         def done() -> None:
             s = self.session
             self._analyze_state()
+            if s is not None and s.transcript.turns:
+                self.note.text(note_text(s.transcript))
             if s is not None and s.waiting_for_human and not s.ended:
                 self._set_input(True)
                 self._prewarm(s)
@@ -522,11 +573,7 @@ class RoundtableWidget(Working):
             return
         shown = turn_html(tr, turn)
         if turn.text and turn.role != "agenda":
-            said = sum(1 for t in tr.turns if isinstance(t.payload, Contribution))
-            self.note.text(
-                f"{tr.title}: {count(said, 'contribution')} so far; last, {turn.speaker}: "
-                f"{shorten(turn.text, 300)}"
-            )
+            self.note.text(note_text(tr))
         live = {"d": Contribution, "m": Decision}.get(self._live_role)
         if live is not None and isinstance(p, live) and self._live is not None:
             self._live.value = shown  # the recorded turn takes the live bubble's place
@@ -553,17 +600,34 @@ class RoundtableWidget(Working):
         a = found[i].payload
         prev = found[i - 1].payload if i > 0 else None
         self.analysis_text.value = analysis_html(a, prev)  # type: ignore[arg-type]
-        self.map_view.value = self._map_html(a, tr.title)  # type: ignore[arg-type]
+        page = self._map_page(a, tr.title, record.spoken(tr, a.upto))  # type: ignore[arg-type]
+        if page is None:
+            self.map_view.value = (
+                "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
+            )
+            self.full_map.value = ""
+        else:
+            from argnb.maps.view import iframe
 
-    def _map_html(self, a: Analysis, title: str) -> str:
-        from argnb.maps.view import iframe
+            self.map_view.value = iframe(page, self.map_height)
+            self.full_map.value = iframe(page, FULL_MAP_HEIGHT)
+        self._full_state()
+
+    def _map_page(self, a: Analysis, title: str, spoken: list[tuple[str, str]]) -> str | None:
         from argnb.roundtable.analyzer import analysis_map
 
         if not a.arguments:
-            return "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
+            return None
         # the network fills the frame below its legend, however many lines the legend wraps to
-        page = analysis_map(a, title).to_html(color_by="agent", fill=True)
-        return iframe(page, self.map_height)
+        return analysis_map(a, title, spoken).to_html(color_by="agent", fill=True)
+
+    def _full_state(self) -> None:
+        """The full map shows while its button is down and there is a map to show."""
+        has = bool(self.full_map.value)
+        self.full_button.disabled = not has
+        on = has and self.full_button.value
+        self.full_map.layout.display = "" if on else "none"
+        self.full_button.description = "Close the full map" if on else "Open the full map"
 
     def _on_beat(self, change: dict[str, Any]) -> None:
         self._last_beat = time.monotonic()
@@ -590,6 +654,7 @@ class RoundtableWidget(Working):
                 view.shown = partial
                 view._draw_turn(partial, turn)
             view._say(f"replayed all {len(tr.turns)} turns of {tr.title!r}")
+            view.note.text(note_text(tr))
 
         view.worker.name = f"roundtable-replay-{view.uid}"
         view.worker.start(run, on_error=lambda exc: view._say(f"{type(exc).__name__}: {exc}", True))

@@ -31,6 +31,7 @@ def test_a_learner_turn_gets_a_streamed_reply_with_its_steps(tmp_path):
     assert "<img" not in w.steps.value and "flaws" in w.steps.value
     assert "verdict" in w.steps.value and not w.input.disabled
     assert "Last reply (rdebater" in w.note.result_html
+    assert "2 turns (1 yours)" in w.note.result_html  # the saved copy's line: the final state
     saved = Transcript.load(tmp_path / "s.json")
     assert len(utterances(saved)) == 2
 
@@ -59,6 +60,7 @@ def test_the_reference_turn_replays_beside_start_and_the_learner_can_answer_it()
     assert "not produced by a model" in w.status.value
     assert "flaws" in w.steps.value and "verdict" in w.steps.value
     assert w.learner_side == "con" and not w.input.disabled  # the learner may answer it
+    assert "3 turns (0 yours); Reference turn (" in w.note.result_html
     w.send("Oslo is not my city.")
     w.wait(30)
     assert [t.payload.stance for t in utterances(w.transcript)] == [
@@ -68,6 +70,7 @@ def test_the_reference_turn_replays_beside_start_and_the_learner_can_answer_it()
         "con",
         "pro",
     ]
+    assert "5 turns (1 yours); Last reply (llm" in w.note.result_html
 
 
 def test_the_live_panel_names_each_step_shows_what_it_made_and_gives_way_to_the_reply(tmp_path):

@@ -305,8 +305,22 @@ def test_the_note_counts_contributions_in_words(tmp_path, make_session) -> None:
     w = RoundtableWidget(session=s, autosave=None, feedback=tmp_path / "f.csv")
     w.start()
     w.wait(10)
-    assert re.search(r"\b1 contribution so far|\b[02-9] contributions so far", w.note.result_html)
-    assert "1 contributions" not in w.note.result_html
+    assert re.search(r"\b1 speaker turn \(|\b[02-9] speaker turns \(", w.note.result_html)
+    assert "1 speaker turns" not in w.note.result_html and "so far; last," in w.note.result_html
+
+
+def test_a_saved_copy_shows_the_final_state_of_a_replay(tmp_path) -> None:
+    """05's saved note said "6 contributions so far" after a replay of 33 turns: it counted the
+    deliberators only and never said the session had ended. Every speaker turn counts now, the
+    human's too, and the note is written once more when the replay ends."""
+    w = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    w.replay_reference(delay=0.0)
+    w.wait(30)
+    note = w.note.result_html
+    assert "9 speaker turns (3 by Sam), 3 analyses (the last after turn 9: 3 points" in note, note
+    assert "agreement), ended (turns); last, Sam: " in note, note
+    assert "so far" not in note
+    w.close()
 
 
 def test_the_feedback_buttons_label_is_never_cut(tmp_path) -> None:
@@ -345,3 +359,22 @@ def test_first_words_show_within_a_second_of_send_while_the_models_still_work(
     assert not any("Choosing" in v for v in shown)  # each announcement gave way to its step
     messages = [v for v in shown if "Let us hear the next view." in v]
     assert len(messages) == len(record.decisions(s.transcript))  # one bubble per step, no more
+
+
+def test_the_panels_map_opens_full_width_to_be_read(tmp_path) -> None:
+    """The side panel's map fits a narrow frame (its text was about 4 px in 05): a button opens
+    the same map across the whole widget, and it is credited as the panel's is."""
+    from argnb.roundtable.widget import FULL_MAP_HEIGHT
+
+    w = RoundtableWidget(autosave=None, feedback=tmp_path / "f.csv")
+    assert w.full_button.disabled and w.full_map.layout.display == "none"
+    w.replay_reference(delay=0.0)
+    w.wait(30)
+    assert not w.full_button.disabled and w.full_map.layout.display == "none"
+    w.full_button.value = True
+    assert w.full_map.layout.display == "" and "Close" in w.full_button.description
+    assert f"height:{FULL_MAP_HEIGHT}px" in w.full_map.value
+    assert "Sam" in w.full_map.value and "Analyzer (no turn)" not in w.full_map.value
+    w.full_button.value = False
+    assert w.full_map.layout.display == "none"
+    w.close()

@@ -57,3 +57,4 @@ def test_a_server_that_fails_is_reported_in_the_editor():
     editor = StanceEditor(load_example("camera"), down)
     assert editor.run() is None
     assert "ollama serve" in editor.status.value and not editor.button.disabled
+    assert "stopped: cannot reach Ollama" in editor.note.result_html  # the saved copy says so
