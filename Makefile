@@ -35,7 +35,7 @@ endif
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 test: $(VENV)/.installed lint
-	$(BIN)/pytest -m "" -p no:cacheprovider $(XDIST) tests \
+	$(BIN)/pytest -m "" -p no:cacheprovider $(XDIST) --durations=25 tests \
 	  --nbval-lax --nbval-current-env notebooks $(wildcard exercises/*/solutions)
 
 test-fast: $(VENV)/.installed

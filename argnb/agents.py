@@ -10,6 +10,10 @@ critique judges, debate and roundtable roles -- goes through here, so three thin
 * **rules get one repair**: an optional ``check`` returns the answer's problems; the agent is
   told them (quoted) and may answer once more; answers that still break a rule are rejected
   (``strict=True``) or kept with their problems recorded (``strict=False``);
+* **the gate stands before every learner**: each answer (every string of a structured one) goes
+  through :func:`argnb.gate.inspect` -- echoed instructions or schema, loops, a copy of another
+  speaker, a sentence cut off; a stopped answer is asked once more (:data:`argnb.gate.RETRY`),
+  and a second stop is a rejected turn whose payload names the reason (``Rejected.gate``);
 * **per-item failures never stop a run, run-stopping ones always do**: an answer that does not
   validate, or a plain :class:`~argnb.errors.BackendError` about this input (the prompt does not
   fit the context window), becomes an invalid turn; a server that is down, a refused key, a
@@ -40,6 +44,7 @@ from pydantic import BaseModel
 
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError, BackendError, InvalidOutput
+from argnb.gate import Gate, Held, Stop, inspect, retry_message
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 from argnb.llm.partial import FieldStream
 from argnb.llm.structured import astructured_call, schema_of, with_instructions
@@ -112,7 +117,14 @@ class Response(Generic[T]):
         p = self.turn.payload
         if self.valid or not isinstance(p, Rejected):
             return ""
-        return p.error or "; ".join(p.problems)
+        # a stopped answer's reasons, not its words (they are shown only marked, argnb.views)
+        return p.gate or p.error or "; ".join(p.problems)
+
+    @property
+    def gated(self) -> str:
+        """The gate's reason when the last attempt was stopped by it ("" otherwise)."""
+        p = self.turn.payload
+        return p.gate if not self.valid and isinstance(p, Rejected) else ""
 
 
 @dataclass
@@ -128,13 +140,15 @@ class Agent:
     """A participant that speaks through a backend: a name, the backend and its instructions.
 
     ``system`` is sent as the first message of every request; ``options`` override the
-    backend's generation options for this agent.
+    backend's generation options for this agent; ``gate`` what its answers are checked against
+    besides the request itself (:class:`argnb.gate.Gate`; ``Gate(on=False)`` lets everything by).
     """
 
     name: str
     backend: Backend
     options: Options | None = None
     system: str = field(default="", kw_only=True)
+    gate: Gate = field(default_factory=Gate, kw_only=True)
 
     @classmethod
     def from_spec(cls, spec: str, name: str | None = None, **connect_kw: Any) -> Agent:
@@ -226,6 +240,7 @@ class Agent:
         options: Options | None = None,
         stream_field: str | None = None,
         on_text: Callable[[str], None] | None = None,
+        gate: Gate | None = None,
     ) -> Response[Any]:
         """Ask once (plus one repair when ``check`` finds problems); see the module docstring.
 
@@ -238,6 +253,11 @@ class Agent:
         ``stream_field`` (with ``schema`` and ``on_text``): the first request streams and
         ``on_text`` receives each new piece of that top-level string field as the model writes
         it; repairs are plain calls. The response and its turns are the same as without it.
+
+        ``gate`` adds to the agent's gate for this call (other speakers' turns, prose fields).
+        A stopped answer is asked once more, after the original request (not after the stopped
+        answer: a small model shown its echo echoes it again); a check's repair follows the
+        answer it repairs.
         """
         if stream_field is not None and (schema is None or on_text is None):
             raise ArgnbError(
@@ -245,10 +265,15 @@ class Agent:
                 hint="pass a schema and on_text=callback together with stream_field",
             )
         msgs = self.messages(prompt)
-        attempts = 2 if check is not None else 1
+        first = msgs
+        the_gate = (self.gate + gate).seen(msgs, schema)
+        if on_text is not None:  # the streamed field stops where the gate would stop it
+            on_text = Held(on_text, the_gate)
         turns: list[Turn] = []
         problems: list[str] = []
-        for n in range(1, attempts + 1):
+        n, last = 0, False
+        while not last:
+            n += 1
             on_chunk = None
             if stream_field is not None and n == 1:
                 field_text = FieldStream(stream_field)
@@ -258,6 +283,7 @@ class Agent:
                         on_text(piece)  # type: ignore[misc]
 
             att = await self._attempt(msgs, schema, parse, options, on_chunk)
+            stops: list[Stop] = []
             if att.value is None:
                 problems = [
                     f"the answer did not fit the schema: {att.error}"
@@ -265,9 +291,12 @@ class Agent:
                     else f"the answer could not be read: {att.error}"
                 ]
             else:
-                problems = list(check(att.value)) if check is not None else []
-            last = n == attempts
-            if att.value is not None and (not problems or (last and not strict)):
+                stops = inspect(att.value, the_gate, schema)
+                problems = [str(s) for s in stops]
+                if not stops and check is not None:
+                    problems = list(check(att.value))
+            last = n == 2 or not (stops or check is not None)
+            if att.value is not None and not stops and (not problems or (last and not strict)):
                 role_name = role(att.value) if callable(role) else role
                 turn = self._turn(
                     att,
@@ -279,19 +308,32 @@ class Agent:
                 turns.append(turn)
                 return Response(att.value, tuple(turns), tuple(problems))
             base_role = role if isinstance(role, str) else "answer"
+            why = "; ".join(s.reason for s in stops)
             turns.append(
                 self._turn(
                     att,
-                    role=f"rejected {base_role}" if check is not None else "invalid",
-                    text="; ".join(problems) if check is not None else att.raw[:RAW_LIMIT],
+                    role=(
+                        f"gated {base_role}"
+                        if stops
+                        else f"rejected {base_role}"
+                        if check is not None
+                        else "invalid"
+                    ),
+                    text=why or ("; ".join(problems) if check is not None else att.raw[:RAW_LIMIT]),
                     payload=Rejected(
-                        attempt=n, problems=problems, error=att.error, raw=att.raw[:RAW_LIMIT]
+                        attempt=n,
+                        problems=problems,
+                        error=att.error,
+                        raw=att.raw[:RAW_LIMIT],
+                        gate=why,
                     ),
                     round=round,
                     valid=False,
                 )
             )
-            if not last:
+            if not last and stops:
+                msgs = [*first, Message(role="user", content=retry_message(stops))]
+            elif not last:
                 msgs = [
                     *msgs,
                     Message(role="assistant", content=att.raw[:RAW_LIMIT] or "{}"),

@@ -92,6 +92,8 @@ class Rejected(Payload):
     problems: list[str] = Field(default_factory=list)
     error: str = ""
     raw: str = ""
+    #: the gate's reason, when the gate stopped it (argnb.gate): views show it muted, marked
+    gate: str = ""
 
 
 def payload_class(kind: str) -> type[Payload]:

@@ -26,6 +26,29 @@ def esc(value: Any, *, quote: bool = True) -> str:
     return "" if value is None else html.escape(str(value), quote=quote)
 
 
+#: the class of every gated answer's block: what a learner sees of an answer the gate stopped
+GATED = "argnb-gated"
+
+
+def gated_html(reason: str, raw: str = "", who: str = "") -> str:
+    """An answer the gate stopped (:mod:`argnb.gate`): muted, marked with the reason ("the model
+    echoed its instructions"), the raw text one click away in a ``<details>``, escaped.
+
+    Every view that shows such an answer shows it through here, so gated text never reaches a
+    learner looking like an answer."""
+    head = f"{who}: " if who else ""
+    body = (
+        f"<details><summary style='cursor:pointer'>show what the model wrote</summary>"
+        f"<div style='white-space:pre-wrap;color:#999;font-size:12px'>{esc(raw)}</div></details>"
+        if raw
+        else ""
+    )
+    return (
+        f"<div class='{GATED}' style='color:#888;font-size:12px;margin:4px 0'>"
+        f"<span>⊘ {esc(head)}not shown as an answer: {esc(reason)}</span>{body}</div>"
+    )
+
+
 def _payload_html(payload: Mapping[str, Any]) -> str:
     if not payload:
         return ""
@@ -45,11 +68,18 @@ def render_html(tr: Transcript) -> str:
     for i, t in enumerate(tr.turns):
         rnd = "" if t.round is None else f"r{t.round}"
         flag = "" if t.valid else " <span style='color:#b00'>(invalid)</span>"
+        p = t.payload
+        gate = getattr(p, "gate", "") if p.kind == "rejected" else ""
+        body = (
+            gated_html(gate, getattr(p, "raw", ""))
+            if gate
+            else f"{esc(t.text)}{_payload_html(p.data())}"
+        )
         parts.append(
             "<tr style='border-top:1px solid #ddd;vertical-align:top'>"
             f"<td style='padding:4px'>{i}</td><td style='padding:4px'>{esc(rnd)}</td>"
             f"<td style='padding:4px'><b>{esc(t.speaker)}</b><br><i>{esc(t.role)}</i>{flag}</td>"
-            f"<td style='padding:4px;text-align:left'>{esc(t.text)}{_payload_html(t.payload.data())}</td>"
+            f"<td style='padding:4px;text-align:left'>{body}</td>"
             "</tr>"
         )
     parts.append("</table>")

@@ -46,6 +46,7 @@ from typing import Any, Literal
 from argnb.agents import Agent, Response
 from argnb.batch import run_sync
 from argnb.debate.context import TurnContext
+from argnb.debate.context import template as context_template
 from argnb.debate.logic import OPPONENT_TURNS, LogicAgent, LogicResult
 from argnb.debate.payloads import Draft, Summary, Utterance, Verdict
 from argnb.debate.record import SIDE_WORDS, Said, as_history, clip, next_side
@@ -54,6 +55,7 @@ from argnb.debate.schemas import SummaryAnswer, VerdictAnswer
 from argnb.debate.schemes import SchemeSet, load_schemes
 from argnb.errors import ArgnbError
 from argnb.events import Event
+from argnb.gate import Gate, Held, static
 from argnb.llm.base import Backend, Options
 from argnb.llm.live import LiveBackend
 from argnb.prompts import Prompt, load
@@ -347,6 +349,11 @@ class Debater:
                     ctx = ctx.with_block("schemes", schemes=self._plan(planned))
         return ctx, planned
 
+    def _gate(self, *material: str) -> Gate:
+        """The shared context's fixed words ("The team argues ... the motion") are the team's
+        instructions, whichever agent repeats them; ``material`` it may quote."""
+        return Gate(instructions=static(context_template(self.prompt_dir)), material=material)
+
     def _plan(self, planned: list[str]) -> str:
         """The planned schemes with their patterns, as the generator and the judge read them."""
         assert self.schemes is not None
@@ -361,11 +368,27 @@ class Debater:
         revision: int,
         on_chunk: Callable[[str], None] | None,
         on_start: Callable[[int], None] | None,
+        others: Sequence[str] = (),
+        material: Sequence[str] = (),
     ) -> tuple[str, Response[Any], LiveBackend]:
-        """A plain-text turn (draft or revision), streamed, kept within the word budget."""
-        live = LiveBackend(self.backend, on_chunk, on_start)
-        agent = Agent(self.name, live, system=system)  # type: ignore[arg-type]
+        """A plain-text turn (draft or revision), streamed, kept within the word budget. It
+        passes the gate (:mod:`argnb.gate`) or is no draft at all: a draft that echoes the
+        team's instructions or copies the opponent never reaches the judge."""
         n = self.words
+        gate = Gate(others=tuple(others), material=tuple(material), limit=n)
+        held = None
+        if on_chunk is not None:  # what streams stops where the gate would stop the draft
+            ask = Agent(self.name, self.backend, system=system, gate=self._gate())
+            held = Held(on_chunk, (ask.gate + gate).seen(ask.messages(prompt)))
+
+        def start(attempt: int) -> None:
+            if held is not None:
+                held.restart(attempt)
+            if on_start is not None:
+                on_start(attempt)
+
+        live = LiveBackend(self.backend, held, start)
+        agent = Agent(self.name, live, system=system, gate=self._gate())  # type: ignore[arg-type]
         resp = await agent.arespond(
             prompt,
             None,
@@ -381,6 +404,7 @@ class Debater:
                 cut=count_words(v) > n,
             ),
             options=self._text_options(),
+            gate=gate,
         )
         text = cut_to_words(resp.value, n) if resp.valid else ""
         return text, resp, live
@@ -476,6 +500,7 @@ class Debater:
             revision=0,
             on_chunk=chunk,
             on_start=started,
+            others=[s.text for s in opp],
         )
         first += live.first_chunk_s
         record(resp.turns)
@@ -483,7 +508,8 @@ class Debater:
         revisions = 0
         bound = False
         if not text:
-            notes.append(f"no valid draft: {resp.error}")
+            why = f"the gate stopped it: {resp.gated}" if resp.gated else resp.error
+            notes.append(f"no valid draft: {why}")
         elif self.m.judge:
             jt = self.template("judge")
             schemes_check = jt.render("schemes_planned" if planned else "schemes_none")
@@ -507,14 +533,11 @@ class Debater:
                     break
                 rt = self.template("revise")
                 step("revision")
+                feedback = verdict.feedback or "Make the turn hold its side more clearly."
                 revised, rresp, live = await self._speak(
                     judged.ask(
                         rt.render(
-                            "task",
-                            side=SIDE_WORDS[side],
-                            feedback=verdict.feedback
-                            or "Make the turn hold its side more clearly.",
-                            words=self.words,
+                            "task", side=SIDE_WORDS[side], feedback=feedback, words=self.words
                         )
                     ),
                     system=judged.system,
@@ -522,6 +545,8 @@ class Debater:
                     revision=rnd + 1,
                     on_chunk=chunk,
                     on_start=started,
+                    others=[s.text for s in opp],
+                    material=[feedback],
                 )
                 first += live.first_chunk_s
                 record(rresp.turns)
@@ -546,6 +571,7 @@ class Debater:
                 schemes=planned,
                 targets=targets,
                 concluding=closing,
+                gated=resp.gated if not text else "",
             ),
             calls=0,
             model=self.backend.model,
@@ -572,7 +598,9 @@ class Debater:
     async def _summarize(self, ctx: TurnContext, rnd: int) -> tuple[str, tuple[Turn, ...]]:
         """The debate with the candidate in it (both in ``ctx``), as the judge reads it."""
         t = self.template("summarize")
-        agent = Agent("summarization agent", self.judge or self.backend, system=ctx.system)
+        agent = Agent(
+            "summarization agent", self.judge or self.backend, system=ctx.system, gate=self._gate()
+        )
 
         def lines(xs: list[str]) -> list[str]:  # no sentence twice (small models loop)
             return distinct(xs)
@@ -614,7 +642,13 @@ class Debater:
     ) -> tuple[Verdict | None, tuple[Turn, ...]]:
         """Accept the candidate in ``ctx`` or say what to change."""
         t = self.template("judge")
-        agent = Agent("judgement agent", self.judge or self.backend, system=ctx.system)
+        # the summary stands in the judge's task: material, not instructions
+        agent = Agent(
+            "judgement agent",
+            self.judge or self.backend,
+            system=ctx.system,
+            gate=self._gate(summary),
+        )
 
         def verdict(v: Any) -> Verdict:
             follows = bool(v.follows_schemes) or not planned

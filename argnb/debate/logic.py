@@ -50,6 +50,7 @@ from argnb.debate.schemas import (
     FlawsAnswer,
     PredicatesAnswer,
 )
+from argnb.gate import Gate
 from argnb.llm.base import Backend, Options
 from argnb.prompts import Prompt, load
 from argnb.transcript import Cost, Turn
@@ -162,6 +163,7 @@ class LogicAgent:
             strict=False,
             text=lambda v: "\n".join(well_formed(v.predicates)),
             payload=lambda v: Predicates(predicates=well_formed(v.predicates)),
+            gate=Gate(material=(turn.text,)),  # the turn stands in the task: it may be quoted
         )
         preds = well_formed(resp.value.predicates) if resp.valid else []
         self._cache[key] = (preds, resp.turns)
@@ -210,6 +212,7 @@ class LogicAgent:
             role="reasoning chain",
             text=lambda v: v.chain,
             payload=lambda v: ReasoningChain(chain=v.chain),
+            gate=Gate(material=(listing,)),
         )
         add(chain_resp.turns)
         if not chain_resp.valid or not chain_resp.value.chain.strip():
@@ -242,6 +245,7 @@ class LogicAgent:
             strict=False,
             text=lambda v: "\n".join(f"{f.kind}: {f.text}" for f in flaws(v)) or "(no flaws)",
             payload=lambda v: Flaws(flaws=flaws(v)),
+            gate=Gate(material=(listing, chain)),  # it names predicates "copied exactly"
         )
         add(flaw_resp.turns)
         found = flaws(flaw_resp.value) if flaw_resp.valid else []

@@ -98,6 +98,8 @@ class Utterance(Payload):
     schemes: list[str] = Field(default_factory=list)
     targets: list[str] = Field(default_factory=list)
     concluding: bool = False
+    #: why there is no text: the gate stopped the draft (argnb.gate), so no judge saw it
+    gated: str = ""
 
 
 # -- part 2: one next utterance (logic agent, generation, judge, reviser) -------------------

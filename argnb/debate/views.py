@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc as e
+from argnb.views import gated_html
 from argnb.words import count, shorten
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ def step_html(t: Turn) -> str:
     p = t.payload
     kind = p.kind
     head = f"<b>{e(t.role)}</b> <span style='color:#777'>({e(t.speaker)})</span>"
+    if not t.valid and getattr(p, "gate", ""):  # the gate stopped it: muted, marked
+        return f"<div>{head}: {gated_html(p.gate, getattr(p, 'raw', ''))}</div>"
     if not t.valid:
         return f"<div>{head}: <i>invalid</i> {e(shorten(t.text, 300))}</div>"
     if kind == "debate.predicates":
@@ -127,10 +130,13 @@ def utterance_box(t: Turn) -> str:
             flags.append("concluding")
     style = _BOX.format(c=SIDE_COLOURS.get(side, "#999"))
     meta = f" <span style='color:#777'>[{e(', '.join(flags))}]</span>" if flags else ""
-    return (
-        f"<div style='{style}'><b>{e(side)}</b> · {e(t.speaker)}{meta}"
-        f"<div>{e(t.text) or '<i>(no text)</i>'}</div></div>"
+    gated = getattr(p, "gated", "")
+    body = (
+        gated_html(gated + "; no judge saw the draft")
+        if gated and not t.text
+        else (e(t.text) or "<i>(no text)</i>")
     )
+    return f"<div style='{style}'><b>{e(side)}</b> · {e(t.speaker)}{meta}<div>{body}</div></div>"
 
 
 def live_box(step: str, lines: Sequence[str], speaker: str, side: str) -> str:

@@ -47,6 +47,7 @@ from argnb.dialectic.payloads import ArgumentMove, AttackMove, LineVerdict, Pass
 from argnb.dialectic.schemas import Argument, AttackAnswer, MainArgumentAnswer
 from argnb.dialectic.semantics import grounded_labelling
 from argnb.dialectic.synthesis import synthesize
+from argnb.gate import Gate
 from argnb.llm.base import Backend, Options
 from argnb.transcript import Payload, Transcript, Turn
 from argnb.words import drop_repeats
@@ -97,6 +98,7 @@ class DialecticProtocol:
                 system=prompts.render(
                     "system", agent=stance.name, issue=case.issue, stance=stance.describe()
                 ),
+                gate=Gate(instructions=prompts.fixed()),
             )
             for stance in case.agents
         ]

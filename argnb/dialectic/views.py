@@ -15,6 +15,7 @@ from argnb.dialectic.payloads import (
 from argnb.dialectic.schemas import Argument, Characterized
 from argnb.transcript import Rejected, Transcript, Turn
 from argnb.views import esc as _e
+from argnb.views import gated_html
 
 
 def _rules_text(arg: Argument) -> list[str]:
@@ -105,6 +106,8 @@ def turn_html(t: Turn, labelling: dict[str, str] | None = None) -> str:
         body = _characterized_html("E", p.E)
     elif isinstance(p, LineVerdict):
         body = _e(p.sentence())
+    elif isinstance(p, Rejected) and p.gate:  # the gate stopped it: muted, marked
+        body = gated_html(p.gate, p.raw)
     else:
         body = _e(t.text)
     return (

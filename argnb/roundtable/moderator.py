@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from argnb.agents import Response
+from argnb.gate import Gate
 from argnb.llm.base import Options
 from argnb.prompts import context_first
 from argnb.roundtable.schemas import AgendaAnswer, step_schema
@@ -35,6 +36,8 @@ class Moderator(Seat):
     (set by the session), its own instructions are the task after the shared context."""
 
     ROLE: ClassVar[str] = "moderator"
+    #: what it says to the group is prose: a message or welcome cut mid-sentence is stopped
+    GATE: ClassVar[Gate] = Gate(prose=("message", "welcome"))
 
     options: Options = field(default_factory=lambda: OPTIONS)
 

@@ -19,7 +19,7 @@ from argnb.roundtable.payloads import (
     HumanTurn,
     Override,
 )
-from argnb.transcript import Transcript, Turn
+from argnb.transcript import Rejected, Transcript, Turn
 
 ACTIONS = {"pass": "(passes)", "end": "(ends the session)"}
 
@@ -145,6 +145,20 @@ def said(tr: Transcript) -> list[tuple[Turn, str]]:
         elif isinstance(p, HumanTurn):
             out.append((t, t.text if p.action == "say" else ACTIONS[p.action]))
     return out
+
+
+def gated(tr: Transcript, turn: Turn) -> Rejected | None:
+    """Why the gate stopped the answer behind ``turn`` (a seat's record without a usable
+    answer): the rejected attempt just before it, from the same speaker, when the gate named a
+    reason (:mod:`argnb.gate`); ``None`` otherwise."""
+    i = next((k for k, t in enumerate(tr.turns) if t is turn), None)
+    if i is None:
+        i = tr.turns.index(turn) if turn in tr.turns else 0
+    before = tr.turns[i - 1] if i > 0 else None
+    if before is None or before.speaker != turn.speaker or before.valid:
+        return None
+    p = before.payload
+    return p if isinstance(p, Rejected) and p.gate else None
 
 
 def render_context(tr: Transcript, last: int | None = 10, jump: int = 1) -> str:

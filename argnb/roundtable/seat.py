@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from argnb.agents import Agent
+from argnb.gate import Gate
 from argnb.prompts import Prompt, load
 
 
@@ -21,6 +22,8 @@ class Seat:
     """An agent in one role, with that role's templates (``prompts/<ROLE>.md``)."""
 
     ROLE: ClassVar[str] = ""
+    #: what this role's answers are checked against besides the table (argnb.gate)
+    GATE: ClassVar[Gate] = Gate()
 
     agent: Agent
     prompt_dir: str | Path | None = None

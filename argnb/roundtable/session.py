@@ -34,6 +34,7 @@ from argnb.agents import Agent, Response
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError
 from argnb.events import Event
+from argnb.gate import Gate, static
 from argnb.llm.base import Backend
 from argnb.roundtable import record
 from argnb.roundtable.analyzer import Analyzer, to_payload
@@ -109,6 +110,11 @@ class HumanScript:
 
 
 # -- the session --------------------------------------------------------------------------------
+def _revised(resp: Response[Any]) -> bool:
+    """Whether a reply was revised to fit the word limit (a retry after the gate is not that)."""
+    return any(t.role.startswith("rejected") for t in resp.turns)
+
+
 def _agent(x: Agent | Backend, name: str) -> Agent:
     return x if isinstance(x, Agent) else Agent(name, x)
 
@@ -322,9 +328,13 @@ class Session:
     def _seat(self) -> None:
         """Every seat sends the same system text (the start of the prefix they share)."""
         system = self.table_prompt.render("system")
+        # the table's rules and the moderator's job stand in the shared context: a seat that
+        # recites them echoes its instructions (argnb.gate), the topic and discussion it may quote
+        fixed = Gate(instructions=static(self.table_prompt))
         for seat in (self.moderator, *self.deliberators, self.analyzer):
             if seat is not None:
                 seat.agent.system = system
+                seat.agent.gate = fixed + seat.GATE
         for d in self.deliberators:
             others = [x.name for x in self.deliberators if x is not d] + [f"{self.human} (human)"]
             d.others = ", ".join(others)
@@ -462,7 +472,13 @@ class Session:
         )
         context, latest = self._split_latest(self.context(flag))
         resp = await self.moderator.astep(
-            context, self.names, allowed, latest=latest, role="moderator", on_text=on_text
+            context,
+            self.names,
+            allowed,
+            latest=latest,
+            role="moderator",
+            on_text=on_text,
+            gate=self._others(name),
         )
         self._record_failed(resp)
         v = resp.value
@@ -501,6 +517,14 @@ class Session:
             )
         return ruling.speaker
 
+    def _others(self, name: str) -> Gate:
+        """What the seat ``name`` must not copy: everything the others said aloud."""
+        return Gate(
+            others=tuple(
+                text for t, text in record.said(self.transcript) if text and t.speaker != name
+            )
+        )
+
     def _explain(
         self, choice: str | None, speaker: str, broken: Sequence[str], history: Sequence[str]
     ) -> str:
@@ -536,6 +560,7 @@ class Session:
             self.word_limit,
             on_chunk=lambda c: self._emit(Event("chunk", name, c)),
             on_start=restart,
+            gate=self._others(name),
         )
         self._record_failed(resp)
         first = live.first_chunk_s[0] if live.first_chunk_s else None
@@ -548,12 +573,13 @@ class Session:
                         step=step,
                         label=d.label,
                         limit=self.word_limit,
-                        revised=len(resp.turns) > 1,
+                        revised=_revised(resp),
                         first_chunk_s=first,
                         error=resp.error,
                     ),
                     model=backend.model,
                     backend=backend.name,
+                    calls=0,  # the record of attempts made above: it made no call of its own
                     valid=False,
                 )
             )
@@ -566,7 +592,7 @@ class Session:
             label=d.label,
             words=count_words(final),
             limit=self.word_limit,
-            revised=len(resp.turns) > 1,
+            revised=_revised(resp),
             cut=final != text,
             words_before_cut=words if final != text else None,
             first_chunk_s=round(first, 4) if first is not None else None,

@@ -34,6 +34,50 @@ def default_choice(req: Request) -> str:
     return next((n for n in names if not last.startswith(n)), names[0])
 
 
+#: parts of a scripted contribution, in lists of coprime lengths: no sentence and no run of four
+#: words comes back within 170 words, so the gate's loop rule (argnb.gate) and the sentence rule
+#: (argnb.words.drop_repeats) leave it whole
+_OPENERS = ("Perhaps", "I suggest", "Honestly", "Still", "On balance")
+_MIDDLES = (
+    "clear rules",
+    "short trials",
+    "open marking",
+    "shared guidelines",
+    "weekly checks",
+    "worked examples",
+    "parent letters",
+)
+_ENDS = (
+    "help learning",
+    "be fair",
+    "reduce copying",
+    "build trust",
+    "save time",
+    "show progress",
+    "support beginners",
+    "fit classes",
+    "need teachers",
+)
+
+
+#: steps through the parts, coprime with their counts: each speaker walks them in its own order,
+#: so no two speakers share a run of words (the gate stops a copy of another speaker's turn)
+_STRIDES = (1, 2, 4, 8, 11, 13, 16, 17, 19, 22)
+
+
+def speech(who: str, words: int) -> str:
+    """A contribution of at least ``words`` words that is neither a loop, nor an echo, nor a
+    copy of what another speaker of a scripted table says."""
+    out = [f"{who} offers proposal one."]
+    stride = _STRIDES[sum(map(ord, who)) % len(_STRIDES)]
+    n = 0
+    while len(" ".join(out).split()) < words:
+        n += stride
+        parts = (_OPENERS[n % 5], _MIDDLES[n % 7], _ENDS[n % 9])
+        out.append(f"{parts[0]} {parts[1]} would {parts[2]}.")
+    return " ".join(out)
+
+
 def table_backend(
     choose: Callable[[Request], str] = default_choice,
     words: int = 40,
@@ -81,9 +125,6 @@ def table_backend(
             }
         name = re.search(r"What do you think, (.+?)\?", req.prompt)
         who = name.group(1) if name else "I"
-        out = []  # distinct sentences: a repeated one would be dropped (argnb.words.drop_repeats)
-        while len(" ".join(out).split()) < words:
-            out.append(f"{who} thinks this step by step and offers proposal {len(out) + 1}.")
-        return " ".join(out)
+        return speech(who, words)
 
     return ScriptedBackend(answer, model=model, **kw)

@@ -22,7 +22,7 @@ from argnb.roundtable.payloads import (
     Override,
 )
 from argnb.transcript import Transcript, Turn
-from argnb.views import esc
+from argnb.views import esc, gated_html
 from argnb.words import shorten
 
 #: colours of the dialogue panel, by role
@@ -206,8 +206,22 @@ def turn_html(tr: Transcript, turn: Turn) -> str:
     """A recorded turn in the dialogue panel ("" for turns the panel does not show)."""
     p = turn.payload
     role = role_of(turn)
+    if role == "other":  # rejected attempts: the seat's record after them says it once
+        return ""
+    unusable = (
+        not turn.valid
+        or (isinstance(p, Decision) and p.choice is None)
+        or (isinstance(p, Agenda) and not p.scope and not p.criteria)
+    )
+    stop = record.gated(tr, turn) if unusable else None
+    if stop is not None and not isinstance(p, Agenda):  # muted, marked, the raw text a click away
+        return gated_html(stop.gate, stop.raw, header(tr, turn))
     if role in ("other", "analysis", "end"):
         return ""
+    if isinstance(p, Agenda) and stop is not None:
+        return bubble(header(tr, turn), turn.text, COLORS["moderator"]) + gated_html(
+            stop.gate, stop.raw, "the moderator's own words"
+        )
     if isinstance(p, Decision):
         body = turn.text or ""
         note = f"next: {p.choice}" if p.choice else "no usable answer"

@@ -12,11 +12,12 @@ from argnb.transcript import Transcript
 
 from .test_generate import agent_of, role_backend
 
+#: markup in a model answer (which ends with a sentence: one cut off is the gate's, argnb.gate)
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
 
 def test_a_learner_turn_gets_a_streamed_reply_with_its_steps(tmp_path):
-    b = role_backend(text=f"Shops adapt when streets are calm. {EVIL}")
+    b = role_backend(text=f"Shops adapt when streets are calm. {EVIL} They did in Oslo.")
     d = Debater(b, "rdebater", Retriever(example_memory(), method="bm25", k=3), name="Agent")
     w = DebateWidget(d, ["Cities should close their centres to cars"], autosave=tmp_path / "s.json")
     w.start()
@@ -70,7 +71,7 @@ def test_the_reference_turn_replays_beside_start_and_the_learner_can_answer_it()
 
 
 def test_the_live_panel_names_each_step_shows_what_it_made_and_gives_way_to_the_reply(tmp_path):
-    inner = role_backend(text=f"Shops adapt when streets are calm. {EVIL}")
+    inner = role_backend(text=f"Shops adapt when streets are calm. {EVIL} They did in Oslo.")
     panels: list[str] = []
     at_request: list[str] = []
 

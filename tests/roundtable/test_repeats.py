@@ -12,6 +12,10 @@ from argnb.llm import ScriptedBackend
 from argnb.roundtable import Session
 
 LOOP = "I think that AI can help with that, but it should not replace human teachers."
+#: the moderator's and the human's own loops (a copy of another speaker's words is the gate's
+#: business, argnb.gate: tests/roundtable/test_gate.py)
+STEER = "Let us weigh what each of you has said so far."
+MINE = "Copying is what worries me about homework."
 
 
 def looping(req):
@@ -20,7 +24,7 @@ def looping(req):
         return {"scope": "AI and homework", "criteria": [], "welcome": "Welcome. Welcome."}
     if title == "ModeratorStep":
         names = req.schema["properties"]["next_speaker"]["enum"]
-        message = f"Go on. Go on. {LOOP} go on!"
+        message = f"Go on. Go on. {STEER} go on!"
         return {"intent": "invite", "message": message, "next_speaker": names[0]}
     if title == "RoundtableAnalysis":
         return {
@@ -43,14 +47,14 @@ def test_no_spoken_text_repeats_a_sentence_and_the_human_is_left_alone():
         turns=3,
         analyze_every=3,
     )
-    s.run([f"{LOOP} {LOOP}"])
+    s.run([f"{MINE} {MINE}"])
     said = [t for t in s.transcript.turns if t.role == "deliberator"]
     assert said and all(t.text == f"{LOOP} Rules help." for t in said)
     messages = [t.payload.message for t in s.transcript.turns if t.role == "moderator"]
-    assert messages and set(messages) == {f"Go on. {LOOP}"}
+    assert messages and set(messages) == {f"Go on. {STEER}"}
     assert s.transcript.turns[0].text.startswith("Welcome.\n")
     a = s.analysis
     assert a.summary == ["AI can help.", "Ann asked about copying."]
     assert a.agreements == ["Rules help."]
     human = next(t for t in s.transcript.turns if t.role == "human")
-    assert human.text == f"{LOOP} {LOOP}", "the human's words are never changed"
+    assert human.text == f"{MINE} {MINE}", "the human's words are never changed"

@@ -90,7 +90,8 @@ def test_a_long_reply_is_revised_once_then_cut_at_a_sentence_end(make_session) -
 
 
 def test_a_revision_that_fits_is_kept_whole(make_session) -> None:
-    answers = iter(["word " * 200, "Short and clear."])
+    # too long, not a loop (one word 200 times is the gate's, argnb.gate)
+    answers = iter([" ".join(f"point{i}" for i in range(200)) + ".", "Short and clear."])
     d = ScriptedBackend(lambda req: next(answers))
     s = make_session(deliberators=[d, table_backend()], turns=1).run([])
     p = record.speaker_turns(s.transcript)[0].payload

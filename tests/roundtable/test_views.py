@@ -43,7 +43,10 @@ def evil_backend() -> ScriptedBackend:
             return {"scope": EVIL[:200], "criteria": [PAYLOADS[0]], "welcome": EVIL[:300]}
         if title == "ModeratorStep":
             out = base._fn(req)  # type: ignore[misc]
-            return {**out, "message": PAYLOADS[1]}
+            return {
+                **out,
+                "message": f"{PAYLOADS[1]} Please go on.",
+            }  # a whole sentence: the gate lets it through
         if title == "RoundtableAnalysis":
             by = req.schema["properties"]["argument_map"]["items"]["properties"]["by"]["enum"][0]
             item = {"objection": PAYLOADS[2], "by": by, "rebuttal": PAYLOADS[3], "rebuttal_by": by}

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -361,6 +362,25 @@ _MAPS = """() => Array.from(document.querySelectorAll('.argnb-map')).map(m => {
 })"""
 
 
+LOAD_S = 120  # six pages load side by side on two cores, with the rest of the suite running
+
+
+def _settle(page, seen: dict, rel: str, quiet_s: float = 0.5) -> None:
+    """Wait until the page has had no request in flight for ``quiet_s``; a page still fetching
+    after ``LOAD_S`` fails naming what it waits for. (Playwright's "networkidle" timed out once
+    under load without saying which page or request.)"""
+    deadline, quiet_since = time.monotonic() + LOAD_S, None
+    while time.monotonic() < deadline:
+        if seen["pending"]:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{rel}: still fetching after {LOAD_S} s: {sorted(seen['pending'])}")
+
+
 def _visit(browser, base: str, rels: list[str], *, js: bool, at_once: int = 6) -> dict:
     """Open every page (``at_once`` at a time, each in a context of its own, loading side by
     side); per page what it logged, requested outside the server, and shows."""
@@ -370,7 +390,10 @@ def _visit(browser, base: str, rels: list[str], *, js: bool, at_once: int = 6) -
         for rel in rels[i : i + at_once]:
             context = browser.new_context(java_script_enabled=js, viewport=DESKTOP)
             page = context.new_page()
-            seen: dict = {"errors": [], "outside": []}
+            seen: dict = {"errors": [], "outside": [], "pending": set()}
+            page.on("request", lambda r, p=seen["pending"]: p.add(r.url))
+            page.on("requestfinished", lambda r, p=seen["pending"]: p.discard(r.url))
+            page.on("requestfailed", lambda r, p=seen["pending"]: p.discard(r.url))
             page.on(
                 "console",
                 lambda m, e=seen["errors"]: e.append(m.text) if m.type == "error" else None,
@@ -389,13 +412,14 @@ def _visit(browser, base: str, rels: list[str], *, js: bool, at_once: int = 6) -
             page.goto(f"{base}/{rel}", wait_until="commit")
             opened.append((rel, context, page, seen))
         for rel, context, page, seen in opened:
-            page.wait_for_load_state("load")  # every image and frame of the page
+            page.wait_for_load_state("load", timeout=LOAD_S * 1000)  # every image and frame
             if js:  # a script may still fetch something after load; without scripts nothing can
-                page.wait_for_load_state("networkidle")
+                _settle(page, seen, rel)
             # evaluate() runs even with the page's JavaScript off: it is the driver's, not the page's
             seen["images"] = page.evaluate(_IMAGES)
             seen["maps"] = page.evaluate(_MAPS)
             context.close()
+            seen.pop("pending")
             results[rel] = seen
     return results
 

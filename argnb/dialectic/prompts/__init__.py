@@ -13,6 +13,17 @@ from argnb.errors import ArgnbError
 NAMES = ("system", "argue", "attack", "characterize", "generalize", "answer", "repair")
 
 
+def fixed(*names: str) -> tuple[str, ...]:
+    """The fixed words of templates (placeholders as wildcards): what an agent that recites
+    them echoes (:func:`argnb.gate.static`); its stance and the arguments it quotes are values."""
+    from argnb.gate import static
+
+    out: tuple[str, ...] = ()
+    for name in names or NAMES:
+        out += static(prompts.load("argnb.dialectic", name))
+    return out
+
+
 def render(name: str, **values: object) -> str:
     """Fill the template ``name`` (one of :data:`NAMES`); every placeholder must be given."""
     if name not in NAMES:

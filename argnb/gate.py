@@ -1,0 +1,410 @@
+"""The gate: what a model says is checked in code before a learner sees it.
+
+A tiny model echoes the last heading of its prompt ("Your task"), recites its instructions,
+writes out the JSON schema it was given, loops inside a sentence, copies another speaker's turn
+or stops mid-sentence. Asking it not to is not enough, so these rules hold in code, with any
+model, in one place: :meth:`argnb.agents.Agent.arespond` runs :func:`inspect` on every answer
+(each string of a structured one), retries a stopped answer once, and records a second stop as
+a rejected turn whose payload names the reason (views show it muted, the raw text one click
+away: :func:`argnb.views.gated_html`).
+
+The rules, each a :class:`Stop` with a reason a learner can read:
+
+``echo``
+    a heading of the prompt ("Your task" used as a heading), or a run of :data:`ECHO_WORDS`
+    words of the agent's own instructions -- the system text, its task (after the
+    ``## Your task`` line) and the static words of shared templates -- that is not also in the
+    material it was given (the motion, the discussion: quoting those is fine);
+``schema``
+    JSON-schema words (``type':``, ``"properties"``, ``$defs``), a field name written as a JSON
+    key, or the class name of an answer (``AgendaAnswer``);
+``loop``
+    a word :data:`LOOP_N`-gram said :data:`LOOP_TIMES` times, or a run of :data:`TWICE_N`
+    words said twice, anywhere in one text, once whole repeated sentences are gone (those the
+    sentence rule drops where text is spoken, :func:`argnb.words.drop_repeats`);
+``copy``
+    another speaker's turn copied: all of it (when it has at least :data:`COPY_WHOLE` words) or a
+    run of :data:`COPY_RUN` of its words;
+``cut``
+    prose (a plain-text answer, or a field named in ``Gate.prose``) that stops mid-sentence.
+
+    >>> g = Gate(instructions=("You are the moderator described above and you chair the table.",))
+    >>> [s.rule for s in inspect("Your task / Agenda: Your task; type':'json'}}", g)]
+    ['echo', 'schema', 'cut']
+    >>> inspect("I agree: the moderator described above and you chair the table.", g)[0].reason
+    'the model echoed its instructions'
+    >>> inspect("Cars pollute, so ban them in the centre.", g)
+    []
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from argnb.words import drop_repeats
+
+if TYPE_CHECKING:
+    from argnb.prompts import Prompt
+
+#: a run of this many words of the agent's own instructions is an echo
+ECHO_WORDS = 6
+#: ... unless four of its words come from the material it was given (then it quotes that)
+QUOTE_WORDS = 4
+#: a word n-gram said LOOP_TIMES times in one text is a loop ...
+LOOP_N, LOOP_TIMES = 4, 3
+#: ... and so is a run of TWICE_N words said twice
+TWICE_N = 8
+#: a copy of another speaker: the whole turn (of at least COPY_WHOLE words) or COPY_RUN words of it
+COPY_WHOLE, COPY_RUN = 6, 12
+
+REASONS = {
+    "echo": "the model echoed its instructions",
+    "schema": "the model wrote out its answer format",
+    "loop": "the model repeated itself",
+    "copy": "the model copied another speaker's turn",
+    "cut": "the answer stops mid-sentence",
+}
+
+#: what the agent is told when its answer was stopped (one retry; the rejected answer is not
+#: quoted back: a small model that sees its echo echoes it again)
+RETRY = (
+    "That answer cannot be used ($problems). Answer again, in your own words: no headings, "
+    "nothing copied from the instructions, the answer format or the other speakers, no sentence "
+    "said twice, and end with a full sentence."
+)
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+#: the heading before each agent's task (argnb.prompts.TASK_MARK without its '##'), used as a heading:
+#: not followed by a lower-case word ("Your task is to ..." is a sentence, "Your task You are" is not)
+_TASK_HEADING = re.compile(r"\b(?:Your task|YOUR TASK)\b(?!\s+[a-z])|#+\s*[Yy]our [Tt]ask\b")
+_HEADING_LINE = re.compile(r"(?m)^\s*#{1,6}\s+\S")
+_SCHEMA_KEYS = (
+    "type|title|properties|items|required|description|enum|anyOf|allOf|oneOf|const|format|"
+    "additionalProperties|maxLength|minLength|maxItems|minItems|maximum|minimum"
+)
+_SCHEMA = re.compile(
+    rf"""\b(?:{_SCHEMA_KEYS})['"]\s*:|['"](?:{_SCHEMA_KEYS})\b|\$(?:defs|ref)\b"""
+    r"""|:\s*['"](?:object|string|array|integer|boolean|null|json)['"]"""
+)
+_SCHEMA_WORDS = set(_SCHEMA_KEYS.split("|")) | {"object", "string", "array", "json", "JSON"}
+_CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
+_SENTENCE_END = (".", "!", "?", "…", '"', "'", ")", "]", "»", "”", "’", ":")
+_PLACEHOLDER = re.compile(r"\$(?:\$|[_a-z][_a-z0-9]*|\{[_a-z][_a-z0-9]*\})", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why one answer does not reach a learner: the rule, its reason and the words that show it."""
+
+    rule: str
+    detail: str = ""
+
+    @property
+    def reason(self) -> str:
+        return REASONS[self.rule]
+
+    def __str__(self) -> str:
+        return f"{self.reason} (“{self.detail}”)" if self.detail else self.reason
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What one answer is checked against.
+
+    ``instructions``: the fixed words of the templates the agent reads (see :func:`static`): a
+    run of them is an echo even where the material shows it too (a shared context carries rules
+    and a role description); ``material``: texts it may quote (a motion, the discussion);
+    ``told``: what the request shows as instructions (filled in by :meth:`seen`; a run of it
+    that the material also has -- the motion inside a task -- may be quoted); ``others``: other speakers' turns it must not
+    copy; ``prose``: fields of a structured answer that are sentences (the ``cut`` rule);
+    ``limit``: a word limit over which the protocol cuts at a sentence end itself (the ``cut``
+    rule then waits for that cut); ``on``: False switches the gate off (a test double, a
+    benchmark of the raw model)."""
+
+    instructions: tuple[str, ...] = ()
+    material: tuple[str, ...] = ()
+    told: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
+    prose: tuple[str, ...] = ()
+    limit: int | None = None
+    on: bool = True
+
+    def __add__(self, other: Gate | None) -> Gate:
+        """Both gates' texts (a seat's gate plus a call's)."""
+        if other is None:
+            return self
+        return Gate(
+            self.instructions + other.instructions,
+            self.material + other.material,
+            self.told + other.told,
+            self.others + other.others,
+            self.prose + other.prose,
+            other.limit if other.limit is not None else self.limit,
+            self.on and other.on,
+        )
+
+    def seen(self, messages: Sequence[Any], schema: type[BaseModel] | None = None) -> Gate:
+        """This gate with what a request shows. In the shared-context layout
+        (:func:`argnb.prompts.context_first`) the system text and each task (after the
+        ``## Your task`` line) are instructions and the context before it is material, as is
+        every other user message; the schema's JSON is instructions too. In any other layout a
+        system text may carry the agent's knowledge (a dialectic stance, which its arguments must
+        quote), so only the protocol's :func:`static` words count there."""
+        from argnb.prompts import TASK_MARK
+
+        pairs = [_role_content(m) for m in messages]
+        if not any(role == "user" and TASK_MARK in content for role, content in pairs):
+            return self
+        told, material = list(self.told), list(self.material)
+        for role, content in pairs:
+            if role == "system":
+                told.append(content)
+            elif role == "user" and TASK_MARK in content:
+                before, _, task = content.partition(TASK_MARK)
+                material.append(before)
+                told.append(task)
+            elif role == "user":
+                material.append(content)
+        if schema is not None:
+            told.append(json.dumps(schema.model_json_schema()))
+        return replace(self, told=tuple(told), material=tuple(material))
+
+
+def _role_content(m: Any) -> tuple[str, str]:
+    if isinstance(m, dict):
+        return str(m.get("role", "")), str(m.get("content", ""))
+    return str(getattr(m, "role", "")), str(getattr(m, "content", ""))
+
+
+def words(text: str) -> list[str]:
+    """The text's words, lower case, punctuation aside (what the rules count)."""
+    return _WORD.findall(text.lower())
+
+
+def grams(tokens: Sequence[str], n: int) -> Iterator[tuple[str, ...]]:
+    return (tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def _gram_set(texts: Iterable[str], n: int) -> set[tuple[str, ...]]:
+    out: set[tuple[str, ...]] = set()
+    for t in texts:
+        out.update(grams(words(t), n))
+    return out
+
+
+#: what a placeholder of a template becomes in :func:`static`: one word that matches any word
+WILD = "qqanyqq"
+
+
+def static(prompt: Prompt, *sections: str) -> tuple[str, ...]:
+    """The fixed words of a template's sections, each placeholder a wildcard for one word
+    (:data:`WILD`): instructions a shared context carries, as :class:`Gate` takes them. So "The
+    team argues $side the motion" stops "The team argues against the motion", whatever the side."""
+    return tuple(
+        _PLACEHOLDER.sub(f" {WILD} ", prompt.sections[name])
+        for name in sections or tuple(prompt.sections)
+    )
+
+
+def _fixed(texts: Sequence[str]) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
+    """Runs of fixed words by the positions of their wildcards (at most two in a run)."""
+    out: dict[tuple[int, ...], set[tuple[str, ...]]] = {}
+    for t in texts:
+        for g in grams(words(t), ECHO_WORDS):
+            wild = tuple(i for i, w in enumerate(g) if w == WILD)
+            if len(wild) <= 2 and len(g) - len(wild) >= ECHO_WORDS - 2:
+                out.setdefault(wild, set()).add(g)
+    return out
+
+
+def answer_names(schema: type[BaseModel] | None = None) -> set[str]:
+    """Class names of answers a model could copy: every :class:`~argnb.llm.answer.Answer`
+    subclass and the models inside ``schema``, when the name is unmistakably one (CamelCase with
+    two capitals: ``AgendaAnswer``, not ``Counterargument``)."""
+    from argnb.llm.answer import Answer
+
+    names: set[str] = set()
+    todo: list[type] = [Answer]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo += cls.__subclasses__()
+    if schema is not None:
+        js = schema.model_json_schema()
+        names.update(str(js.get("title", "")).split())
+        names.update(js.get("$defs", {}))
+    return {n for n in names if _CAMEL.match(n)}
+
+
+def _field_names(schema: type[BaseModel] | None) -> set[str]:
+    if schema is None:
+        return set()
+    js = schema.model_json_schema()
+    out = set(js.get("properties", {}))
+    for d in js.get("$defs", {}).values():
+        out.update(d.get("properties", {}))
+    return out
+
+
+def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every string of an answer with its field name (the last key on its path)."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from strings(v, str(k))
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from strings(v, path)
+
+
+def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
+    m = _TASK_HEADING.search(text) or _HEADING_LINE.search(text)
+    if m is not None:
+        return Stop("echo", m.group().strip())
+    if len(tokens) < ECHO_WORDS:
+        return None
+    fixed = _fixed(gate.instructions)
+    told = _gram_set(gate.told, ECHO_WORDS)
+    # a run of the request's instructions that takes four words from the material quotes it
+    # (`the motion "Cities should ban ..."`): only the fixed words of templates count there
+    quoted = _gram_set(gate.material, QUOTE_WORDS)
+    for g in grams(tokens, ECHO_WORDS):
+        if (g in told and not any(q in quoted for q in grams(g, QUOTE_WORDS))) or any(
+            tuple(WILD if i in wild else w for i, w in enumerate(g)) in runs
+            for wild, runs in fixed.items()
+        ):
+            return Stop("echo", " ".join(g))
+    return None
+
+
+def _schema(text: str, names: set[str], fields: set[str]) -> Stop | None:
+    if m := _SCHEMA.search(text):
+        return Stop("schema", m.group())
+    bare = text.strip().strip("'\"")
+    if bare in _SCHEMA_WORDS or bare in fields:  # a whole answer that is one schema word
+        return Stop("schema", bare)
+    for n in names:
+        if re.search(rf"\b{re.escape(n)}\b", text):
+            return Stop("schema", n)
+    for f in fields:  # a key in quotes, or a snake_case name as a key ("next_speaker:")
+        if re.search(rf"""['"]{re.escape(f)}['"]\s*:""", text) or (
+            "_" in f and re.search(rf"\b{re.escape(f)}\s*[:=]", text)
+        ):
+            return Stop("schema", f)
+    return None
+
+
+def _loop(tokens: list[str], gate: Gate) -> Stop | None:
+    counts = Counter(grams(tokens, LOOP_N))
+    if counts:
+        g, n = counts.most_common(1)[0]
+        if n >= LOOP_TIMES:
+            return Stop("loop", f"{' '.join(g)} ×{n}")
+    twice = Counter(grams(tokens, TWICE_N))
+    quoted = _gram_set(gate.material, TWICE_N)
+    for g, n in twice.items():
+        if n >= 2 and g not in quoted:
+            return Stop("loop", f"{' '.join(g)} ×{n}")
+    return None
+
+
+def _copy(tokens: list[str], gate: Gate) -> Stop | None:
+    if not gate.others or not tokens:
+        return None
+    joined = " " + " ".join(tokens) + " "
+    mine = set(grams(tokens, COPY_RUN))
+    for other in gate.others:
+        theirs = words(other)
+        if len(theirs) >= COPY_WHOLE and f" {' '.join(theirs)} " in joined:
+            return Stop("copy", " ".join(theirs[:12]) + ("…" if len(theirs) > 12 else ""))
+        for g in grams(theirs, COPY_RUN):
+            if g in mine:
+                return Stop("copy", " ".join(g))
+    return None
+
+
+def _cut(text: str, tokens: list[str], gate: Gate) -> Stop | None:
+    t = text.strip()
+    if len(tokens) < 3 or t.endswith(_SENTENCE_END):
+        return None
+    if gate.limit is not None and len(tokens) > gate.limit:
+        return None  # the protocol cuts it at a sentence end itself
+    return Stop("cut", " ".join(t.split()[-4:]))
+
+
+def inspect(
+    value: Any,
+    gate: Gate | None = None,
+    schema: type[BaseModel] | None = None,
+    *,
+    partial: bool = False,
+) -> list[Stop]:
+    """Every rule an answer breaks (``[]``: it may be shown). ``value`` is a plain-text answer
+    (prose) or a structured one (each of its strings is checked; the ``cut`` rule only for the
+    fields in ``gate.prose``). ``partial``: the text is still being written (no ``cut`` rule)."""
+    gate = gate or Gate()
+    if not gate.on:
+        return []
+    names, fields = answer_names(schema), _field_names(schema)
+    plain = isinstance(value, str)
+    stops: list[Stop] = []
+    for name, text in strings(value):
+        if not text.strip():
+            continue
+        tokens = words(text)
+        found = [
+            _echo(text, tokens, gate),
+            _schema(text, names, fields),
+            # a whole sentence said again is dropped where text is spoken (argnb.words): the
+            # loop rule looks at what is left
+            _loop(words(drop_repeats(text)), gate),
+            _copy(tokens, gate),
+            _cut(text, tokens, gate) if (plain or name in gate.prose) and not partial else None,
+        ]
+        for s in found:
+            if s is not None and s.rule not in {x.rule for x in stops}:
+                stops.append(s)
+    return stops
+
+
+class Held:
+    """The pieces of a streamed answer passed on to ``on_chunk`` until what has arrived breaks a
+    rule of the gate; then nothing more of that attempt (:meth:`restart` begins the next one).
+
+    Why: a deliberator's or debater's words show while they are written, before the answer is
+    complete and checked; a learner should not watch an echo or a loop being written either.
+    The recorded turn then replaces the stream with the answer, or with the marked block."""
+
+    def __init__(self, on_chunk: Callable[[str], None], gate: Gate) -> None:
+        self.on_chunk = on_chunk
+        self.gate = gate
+        self.restart()
+
+    def restart(self, attempt: int = 1) -> None:
+        self.text = ""
+        self.stopped = False
+
+    def __call__(self, chunk: str) -> None:
+        if self.stopped:
+            return
+        self.text += chunk
+        if inspect(self.text, self.gate, partial=True):
+            self.stopped = True
+            return
+        self.on_chunk(chunk)
+
+
+def retry_message(stops: Sequence[Stop]) -> str:
+    """What the agent is told before its one retry."""
+    return Template(RETRY).safe_substitute(problems="; ".join(s.reason for s in stops))
