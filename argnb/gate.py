@@ -72,6 +72,7 @@ REASONS = {
     "loop": "the model repeated itself",
     "copy": "the model copied another speaker's turn",
     "cut": "the answer stops mid-sentence",
+    "voice": "the model wrote words for another participant",
 }
 
 #: what the agent is told when its answer was stopped (one retry; the rejected answer is not
@@ -137,6 +138,7 @@ class Gate:
     prose: tuple[str, ...] = ()
     limit: int | None = None
     on: bool = True
+    voices: tuple[str, ...] = ()
 
     def __add__(self, other: Gate | None) -> Gate:
         """Both gates' texts (a seat's gate plus a call's)."""
@@ -150,6 +152,7 @@ class Gate:
             self.prose + other.prose,
             other.limit if other.limit is not None else self.limit,
             self.on and other.on,
+            self.voices + other.voices,
         )
 
     def seen(self, messages: Sequence[Any], schema: type[BaseModel] | None = None) -> Gate:
@@ -342,6 +345,14 @@ def _copy(tokens: list[str], gate: Gate) -> Stop | None:
     return None
 
 
+def _voice(text: str, gate: Gate) -> Stop | None:
+    """A line written as another participant (``Ann: I agree``): nobody speaks for a seat."""
+    for name in gate.voices:
+        if re.search(rf"(?m)^\W*{re.escape(name)}\s*(?:\([^)]*\))?\s*:", text):
+            return Stop("voice", f"{name}:")
+    return None
+
+
 def _cut(text: str, tokens: list[str], gate: Gate) -> Stop | None:
     t = text.strip()
     if len(tokens) < 3 or t.endswith(_SENTENCE_END):
@@ -378,6 +389,7 @@ def inspect(
             # loop rule looks at what is left
             _loop(words(drop_repeats(text)), gate),
             _copy(tokens, gate),
+            _voice(text, gate),
             _cut(text, tokens, gate) if (plain or name in gate.prose) and not partial else None,
         ]
         for s in found:

@@ -546,11 +546,13 @@ class Session:
         return ruling.speaker
 
     def _others(self, name: str) -> Gate:
-        """What the seat ``name`` must not copy: everything the others said aloud."""
+        """What the seat ``name`` must not copy (everything the others said aloud) and whose
+        voice it must not take (a line written as a human at the table)."""
         return Gate(
             others=tuple(
                 text for t, text in record.said(self.transcript) if text and t.speaker != name
-            )
+            ),
+            voices=tuple(h for h in self.humans if h != name),
         )
 
     def _due_reason(self, human: str) -> str:

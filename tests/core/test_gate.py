@@ -214,3 +214,11 @@ def test_naming_the_motion_as_the_task_does_is_a_quote_not_an_echo():
     assert inspect(f'I stand for the motion "{motion}": the air is bad.', gate) == []
     assert [s.rule for s in inspect("I am Pro, a debater speaking for it.", gate)] == []
     assert [s.rule for s in inspect("You are Pro, a debater speaking for us.", gate)] == ["echo"]
+
+
+def test_a_line_written_as_another_participant_is_stopped_naming_them_is_not():
+    g = Gate(voices=("Ann", "Bea Li"))
+    assert [s.rule for s in inspect("Thank you.\nAnn: I agree with all of it.", g)] == ["voice"]
+    assert [s.rule for s in inspect("Bea Li (human): yes, ban it.", g)] == ["voice"]
+    assert inspect("Ann said she agrees; Bea Li, what do you think?", g) == []
+    assert inspect("Ann: I agree.", Gate()) == []  # only the seats the request names
