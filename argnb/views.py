@@ -69,7 +69,10 @@ def render_html(tr: Transcript) -> str:
         rnd = "" if t.round is None else f"r{t.round}"
         flag = "" if t.valid else " <span style='color:#b00'>(invalid)</span>"
         p = t.payload
-        gate = getattr(p, "gate", "") if p.kind == "rejected" else ""
+        # a rejected attempt, or a module's record of an answer that was never usable
+        # (``fallacy.verdict``, ``fallacy.contribution``): the gate's reason and the raw text
+        gate = getattr(p, "gate", "")
+        gate = gate if isinstance(gate, str) else ""
         body = (
             gated_html(gate, getattr(p, "raw", ""))
             if gate
