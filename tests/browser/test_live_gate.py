@@ -21,6 +21,7 @@ Slow on purpose (a live turn of each; about 2-3 min on two cores): marked ``brow
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import time
@@ -30,6 +31,8 @@ from pathlib import Path
 import pytest
 
 from tests.roundtable.browser import CHROMIUM, jupyter_lab, write_notebook
+
+from .conftest import screenshots
 
 pytestmark = [
     pytest.mark.browser,
@@ -95,13 +98,15 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def prompt_runs(module: str) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
-    """Every run of 6 words of the module's prompt files, a placeholder matching any one word
-    (at least 4 fixed words in a run), by the positions of its placeholders."""
-    runs: dict[tuple[int, ...], set[tuple[str, ...]]] = {}
-    for path in sorted((ROOT / "argnb" / module / "prompts").glob("*.md")):
-        text = _PLACEHOLDER.sub(" qqwildqq ", path.read_text())
-        ws = [WILD if w == "qqwildqq" else w for w in words(text)]
+Runs = dict[tuple[int, ...], set[tuple[str, ...]]]
+
+
+def _runs(texts: list[str], placeholder: re.Pattern) -> Runs:
+    """Every run of 6 words of ``texts``, a placeholder matching any one word (at least 4 fixed
+    words in a run), by the positions of its placeholders."""
+    runs: Runs = {}
+    for text in texts:
+        ws = [WILD if w == "qqwildqq" else w for w in words(placeholder.sub(" qqwildqq ", text))]
         for i in range(len(ws) - RUN + 1):
             g = tuple(ws[i : i + RUN])
             wild = tuple(j for j, w in enumerate(g) if w == WILD)
@@ -110,13 +115,62 @@ def prompt_runs(module: str) -> dict[tuple[int, ...], set[tuple[str, ...]]]:
     return runs
 
 
-def prompt_run_in(text: str, runs: dict[tuple[int, ...], set[tuple[str, ...]]]) -> str | None:
+def _in(g: tuple[str, ...], runs: Runs) -> bool:
+    return any(
+        tuple(WILD if j in wild else w for j, w in enumerate(g)) in grams
+        for wild, grams in runs.items()
+    )
+
+
+def prompt_runs(module: str) -> Runs:
+    """The runs of the module's prompt files (``$placeholders`` match any word)."""
+    files = sorted((ROOT / "argnb" / module / "prompts").glob("*.md"))
+    return _runs([f.read_text() for f in files], _PLACEHOLDER)
+
+
+def code_strings(source: str) -> list[str]:
+    """The strings a Python file writes (its literals and f-strings, each ``{field}`` a
+    placeholder), without docstrings and comments (those may quote an echo)."""
+    tree = ast.parse(source)
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    out, inside = [], set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            parts = []
+            for v in n.values:
+                inside.add(id(v))
+                is_text = isinstance(v, ast.Constant) and isinstance(v.value, str)
+                parts.append(v.value if is_text else " $field ")
+            out.append("".join(parts))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs | inside:
+            out.append(n.value)
+    return out
+
+
+def own_runs(module: str) -> Runs:
+    """The runs the module's code writes itself (the strings of ``argnb/<module>/*.py``, a
+    ``{field}`` matching any word): the agenda block states the table's rules ("nobody speaks
+    twice in a row; Ann speaks at least once ...") in the words the prompt gives them to the
+    models; a view saying it is not a model echoing it."""
+    texts = [t for f in (ROOT / "argnb" / module).glob("*.py") for t in code_strings(f.read_text())]
+    return _runs(texts, _PLACEHOLDER)
+
+
+def prompt_run_in(text: str, runs: Runs, own: Runs | None = None) -> str | None:
+    """A run of prompt words in ``text`` that is not one the code writes itself (``own``)."""
     ws = words(text)
     for i in range(len(ws) - RUN + 1):
         g = tuple(ws[i : i + RUN])
-        for wild, grams in runs.items():
-            if tuple(WILD if j in wild else w for j, w in enumerate(g)) in grams:
-                return " ".join(g)
+        if _in(g, runs) and not (own and _in(g, own)):
+            return " ".join(g)
     return None
 
 
@@ -144,7 +198,7 @@ def problems(text: str, module: str) -> list[str]:
     """What of the prompt or the schema a shown text holds."""
     out = [f"{s!r}" for s in ("Your task", "type':", "title':") if s in text]
     out += [f"class {n}" for n in sorted(answer_names(module)) if re.search(rf"\b{n}\b", text)]
-    if run := prompt_run_in(text, prompt_runs(module)):
+    if run := prompt_run_in(text, prompt_runs(module), own_runs(module)):
         out.append(f"prompt words: {run!r}")
     return out
 
@@ -163,6 +217,10 @@ def test_the_helpers_find_what_they_look_for() -> None:
         "roundtable"
     )
     assert "VerdictAnswer" in answer_names("debate")
+    # the rules, as the agenda block states them (code, not a model), are not an echo
+    rules = "Rules: 2 turns; nobody speaks twice in a row; Ann speaks at least once"
+    assert prompt_run_in(rules, table) and problems(rules, "roundtable") == []
+    assert problems(f"Well. {line}", "roundtable")
     assert looped("I think so, and I think so, and I think so, and more.")
     assert looped("Cars pollute the air. Buses pollute it less.") is None
 
@@ -226,7 +284,7 @@ def test_live_debate_turn_and_roundtable_show_no_prompt_or_schema_text(tmp_path)
             seen[root] = page.locator(root).first.evaluate(
                 "(root, turns) => (" + SHOWN + ")([root, turns])", turns
             )
-        page.screenshot(path=str(tmp_path / "live.png"), full_page=True)
+        page.screenshot(path=str(screenshots() / "live_04_05_gate.png"), full_page=True)
         browser.close()
 
     # what the live turns were: how many answers the gate stopped (kept for the report)
@@ -237,7 +295,9 @@ def test_live_debate_turn_and_roundtable_show_no_prompt_or_schema_text(tmp_path)
         tr = Transcript.load(tmp_path / name)
         stopped[name] = [t.role for t in tr.turns if t.role.startswith("gated")]
         seen[name] = f"{len(tr.turns)} turns, {tr.calls} model calls, stopped: {stopped[name]}"
-    print(json.dumps({k: v for k, v in seen.items() if not k.startswith(".")}, indent=1))
+    for root in TURNS:
+        seen[f"{root} marked blocks"] = seen[root]["gated"]
+    print(json.dumps({k: v for k, v in seen.items() if k not in TURNS}, indent=1))
 
     debate, table = seen[".argnb-debate"], seen[".argnb-roundtable"]
     assert DEBATE_TURN in debate["text"] and "Agent" in debate["text"]
