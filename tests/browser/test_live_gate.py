@@ -293,6 +293,7 @@ def test_live_debate_turn_and_roundtable_show_no_prompt_or_schema_text(tmp_path)
     stopped = {}
     for name in ("debate.json", "session.json"):
         tr = Transcript.load(tmp_path / name)
+        assert tr.calls >= 2, f"{name}: no live model turn"  # live, not cached or scripted
         stopped[name] = [t.role for t in tr.turns if t.role.startswith("gated")]
         seen[name] = f"{len(tr.turns)} turns, {tr.calls} model calls, stopped: {stopped[name]}"
     for root in TURNS:
