@@ -15,8 +15,9 @@ What counts as shown: the widgets' rendered text (``innerText``) with every ``<d
 allowed, and those blocks must be closed. The map's network is drawn on a canvas in an iframe,
 so its node texts are not read here (the analysis panel shows the same texts as text).
 
-Slow on purpose (a live turn of each; about 2-3 min on two cores): marked ``browser`` and
-``model``, so it runs in ``make test``, not in the default run.
+Slow on purpose (live turns: 4 model calls in 04, 11 in 05): 7 min on two cores at a load of
+6-8 (26 November 2026; not yet timed on an idle machine). Marked ``browser`` and ``model``, so
+it runs in ``make test``, not in the default run.
 """
 
 from __future__ import annotations
