@@ -28,6 +28,9 @@ def esc(value: Any, *, quote: bool = True) -> str:
 
 #: the class of every gated answer's block: what a learner sees of an answer the gate stopped
 GATED = "argnb-gated"
+#: the reason shown for an answer that never fit its format (its parser's error can quote the
+#: model's words and name the answer's class: it stays in the transcript, not on the screen)
+UNREADABLE = "the answer did not fit its format"
 
 
 def gated_html(reason: str, raw: str = "", who: str = "") -> str:

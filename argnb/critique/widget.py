@@ -14,7 +14,8 @@ from typing import Any
 from argnb.critique.data import MEAN, CritiqueDataset
 from argnb.critique.metrics import as_ratings, custom_loss_terms, custom_weighted_loss
 from argnb.critique.rubric import DEFINITIONS, DIMENSIONS, LABELS, refutation
-from argnb.views import esc, gated_html
+from argnb.gate import REASONS
+from argnb.views import UNREADABLE, esc, gated_html
 from argnb.widgets.static import StaticNote, live_box
 
 #: what is compared: the scored quantities (the product instead of its two factors)
@@ -252,11 +253,11 @@ class RatingWidget:
         else:
             parts.append("<p>No expert rating for this critique.</p>")
         if cid in self.unusable:
-            parts.append(
-                gated_html(
-                    self.unusable[cid], self.reasoning.get(cid, ""), f"the {self.judge_name}"
-                )
-            )
+            # the gate's reasons as they are; a parser's error stays in the record
+            error = self.unusable[cid]
+            gated = all(r in REASONS.values() for r in error.split("; "))
+            why = error if gated else UNREADABLE
+            parts.append(gated_html(why, self.reasoning.get(cid, ""), f"the {self.judge_name}"))
         elif self.reasoning.get(cid):
             parts.append(
                 f"<details><summary>The {esc(self.judge_name)}'s reasoning</summary>"

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
+from argnb.views import UNREADABLE, gated_html
 from argnb.views import esc as _e
-from argnb.views import gated_html
 from argnb.words import count
 
 if TYPE_CHECKING:
@@ -131,8 +131,7 @@ def prediction_html(pred: Prediction) -> str:
     if pred.valid:
         err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
     else:
-        why = pred.gate or pred.error or "the answer could not be read"
-        err = gated_html(why, pred.answer.raw)
+        err = gated_html(pred.gate or UNREADABLE, pred.answer.raw)
     return (
         f"<div><b>{_e(METHOD_NAMES.get(pred.method, pred.method))}</b> → <b>{_e(verdict)}</b>"
         f"<ul>{fields}</ul>{err}<small>{pred.cost}</small></div>"
@@ -255,7 +254,7 @@ def render_rounds(result: DeliberationResult) -> str:
     # answers that were never usable: muted, marked with the reason, the words one click away
     unusable = "".join(
         gated_html(
-            t.payload.gate or t.payload.error or "the answer could not be read",
+            t.payload.gate or UNREADABLE,
             t.payload.raw,
             f"{t.speaker}, round {t.round}",
         )

@@ -83,13 +83,15 @@ def test_a_stopped_answer_shows_muted_with_its_reason_and_the_raw_text_one_click
 
 def test_an_answer_that_could_not_be_read_shows_marked_with_the_raw_text():
     from argnb.fallacy.baselines import Baseline
+    from argnb.views import UNREADABLE
 
     backend = ScriptedBackend(["<script>alert(2)</script> no json", "still none"])
     pred = Baseline("cot", backend).run("Everyone does it, so it is right.")
     html = prediction_html(pred)
-    assert pred.label == "invalid" and "not shown as an answer" in html
+    assert pred.label == "invalid" and f"not shown as an answer: {UNREADABLE}" in html
     assert "<script>" not in html and "still none" in html
-    assert "still none" not in _shown(html)
+    # the parser's error (it may quote the model and name the answer class) stays off the screen
+    assert pred.error and "still none" not in _shown(html) and "CotVerdict" not in html
 
 
 def test_a_stopped_deliberation_turn_is_marked_under_the_rounds():
