@@ -16,7 +16,7 @@ allowed, and those blocks must be closed. The map's network is drawn on a canvas
 so its node texts are not read here (the analysis panel shows the same texts as text).
 
 Slow on purpose (live turns: 4 model calls in 04, 11 in 05): 7 min on two cores at a load of
-6-8, 4 min 18 s at 4-5 (26 November 2026; not yet timed on an idle machine). Marked ``browser`` and ``model``, so
+6-8, 4 min 18 s and 6 min 20 s at 3.5-5 (26 November 2026; not yet timed on an idle machine). Marked ``browser`` and ``model``, so
 it runs in ``make test``, not in the default run.
 """
 
