@@ -126,6 +126,13 @@ class Response(Generic[T]):
         p = self.turn.payload
         return p.gate if not self.valid and isinstance(p, Rejected) else ""
 
+    @property
+    def raw(self) -> str:
+        """What the model wrote in the last rejected attempt ("" for an accepted answer): a view
+        shows it only marked, one click away (:func:`argnb.views.gated_html`)."""
+        p = self.turn.payload
+        return p.raw if not self.valid and isinstance(p, Rejected) else ""
+
 
 @dataclass
 class _Attempt:

@@ -28,6 +28,9 @@ def esc(value: Any, *, quote: bool = True) -> str:
 
 #: the class of every gated answer's block: what a learner sees of an answer the gate stopped
 GATED = "argnb-gated"
+#: the reason shown for an answer that never fit its format (its parser's error can quote the
+#: model's words and name the answer's class: it stays in the transcript, not on the screen)
+UNREADABLE = "the answer did not fit its format"
 
 
 def gated_html(reason: str, raw: str = "", who: str = "") -> str:
@@ -69,7 +72,10 @@ def render_html(tr: Transcript) -> str:
         rnd = "" if t.round is None else f"r{t.round}"
         flag = "" if t.valid else " <span style='color:#b00'>(invalid)</span>"
         p = t.payload
-        gate = getattr(p, "gate", "") if p.kind == "rejected" else ""
+        # a rejected attempt, or a module's record of an answer that was never usable
+        # (``fallacy.verdict``, ``fallacy.contribution``): the gate's reason and the raw text
+        gate = getattr(p, "gate", "")
+        gate = gate if isinstance(gate, str) else ""
         body = (
             gated_html(gate, getattr(p, "raw", ""))
             if gate

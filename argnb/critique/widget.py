@@ -14,7 +14,8 @@ from typing import Any
 from argnb.critique.data import MEAN, CritiqueDataset
 from argnb.critique.metrics import as_ratings, custom_loss_terms, custom_weighted_loss
 from argnb.critique.rubric import DEFINITIONS, DIMENSIONS, LABELS, refutation
-from argnb.views import esc
+from argnb.gate import REASONS
+from argnb.views import UNREADABLE, esc, gated_html
 from argnb.widgets.static import StaticNote, live_box
 
 #: what is compared: the scored quantities (the product instead of its two factors)
@@ -104,9 +105,15 @@ class RatingWidget:
         self.reference = dataset.reference(human)
         self.predictions = as_ratings(predictions) if predictions is not None else {}
         self.reasoning = {}
+        #: why a judge's answer was never usable (the gate stopped it, or it did not validate):
+        #: its "reasoning" is then the model's raw text, shown only marked (argnb.views.gated_html)
+        self.unusable: dict[str, str] = {}
         if predictions is not None and not isinstance(predictions, dict):
             self.reasoning = {
                 str(r["critique_id"]): str(r.get("reasoning", "")) for r in predictions
+            }
+            self.unusable = {
+                str(r["critique_id"]): str(r["error"]) for r in predictions if r.get("error")
             }
         self.judge_name = judge_name
         self.ratings: dict[str, dict[str, float]] = {}
@@ -245,7 +252,13 @@ class RatingWidget:
             parts.append(f"<p>{esc(explain_disagreement(mine, expert))}</p>")
         else:
             parts.append("<p>No expert rating for this critique.</p>")
-        if self.reasoning.get(cid):
+        if cid in self.unusable:
+            # the gate's reasons as they are; a parser's error stays in the record
+            error = self.unusable[cid]
+            gated = all(r in REASONS.values() for r in error.split("; "))
+            why = error if gated else UNREADABLE
+            parts.append(gated_html(why, self.reasoning.get(cid, ""), f"the {self.judge_name}"))
+        elif self.reasoning.get(cid):
             parts.append(
                 f"<details><summary>The {esc(self.judge_name)}'s reasoning</summary>"
                 f"<pre style='white-space:pre-wrap'>{esc(self.reasoning[cid])}</pre>"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from argnb.transcript import Transcript, Turn
+from argnb.transcript import Rejected, Transcript, Turn
+from argnb.views import UNREADABLE, gated_html
 from argnb.views import esc as e
-from argnb.views import gated_html
 from argnb.words import count, shorten
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ def step_html(t: Turn) -> str:
     head = f"<b>{e(t.role)}</b> <span style='color:#777'>({e(t.speaker)})</span>"
     if not t.valid and getattr(p, "gate", ""):  # the gate stopped it: muted, marked
         return f"<div>{head}: {gated_html(p.gate, getattr(p, 'raw', ''))}</div>"
+    if not t.valid and isinstance(p, Rejected) and p.error:  # never fit its format
+        return f"<div>{head}: {gated_html(UNREADABLE, p.raw)}</div>"
     if not t.valid:
         return f"<div>{head}: <i>invalid</i> {e(shorten(t.text, 300))}</div>"
     if kind == "debate.predicates":

@@ -153,6 +153,11 @@ class Prediction(Costed):
         return self.answer.error
 
     @property
+    def gate(self) -> str:
+        """The gate's reason when it stopped the answer ("" otherwise; :mod:`argnb.gate`)."""
+        return self.answer.gate
+
+    @property
     def cost(self) -> Cost:
         return self.turn.cost
 
@@ -221,7 +226,14 @@ class Baseline:
             opts = (self.options or self.backend.options).model_copy(update={"max_tokens": 16})
             resp = await agent.arespond(msgs, None, parse=_label, options=opts)
             label, steps = (resp.value if resp.valid else INVALID), {}
-        answer = BaselineAnswer(label=label, method=self.method, error=resp.error, **steps)
+        answer = BaselineAnswer(
+            label=label,
+            method=self.method,
+            error=resp.error,
+            gate=resp.gated,
+            raw=resp.raw,
+            **steps,
+        )
         return resp.turn.model_copy(update={"role": METHOD_NAMES[self.method], "payload": answer})
 
     async def arun(self, text: str) -> Prediction:

@@ -210,7 +210,9 @@ class Deliberation:
         )
         if resp.valid:
             return resp.turn
-        record = DeliberationTurn(position=position, order=order, error=resp.error)
+        record = DeliberationTurn(
+            position=position, order=order, error=resp.error, gate=resp.gated, raw=resp.raw
+        )
         return resp.turn.model_copy(update={"payload": record})
 
     async def arun(

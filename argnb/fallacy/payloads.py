@@ -26,6 +26,10 @@ class BaselineAnswer(Payload):
     follows: bool | None = None
     fallacy: str | None = None
     error: str = ""
+    #: an answer that was never usable: the gate's reason when the gate stopped it
+    #: (:mod:`argnb.gate`), and what the model wrote (views show it muted, one click away)
+    gate: str = ""
+    raw: str = ""
 
     def reasoning(self) -> dict[str, Any]:
         """The reasoning steps that were given (CoT only)."""
@@ -45,6 +49,9 @@ class DeliberationTurn(Payload):
     vote: int | None = None
     confidence: float | None = None
     error: str = ""
+    #: as in :class:`BaselineAnswer`: why the gate stopped the answer, and what the model wrote
+    gate: str = ""
+    raw: str = ""
 
     def data(self) -> dict[str, Any]:
         return {k: v for k, v in super().data().items() if v is not None and v != ""}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from argnb.fallacy.baselines import METHOD_NAMES, Baseline, Prediction
 from argnb.fallacy.metrics import run_on
+from argnb.views import UNREADABLE, gated_html
 from argnb.views import esc as _e
 from argnb.words import count
 
@@ -122,10 +123,15 @@ class Report(dict):
 
 
 def prediction_html(pred: Prediction) -> str:
-    """One baseline answer: label (or invalid), its reasoning fields and its cost."""
+    """One baseline answer: label (or invalid), its reasoning fields and its cost. An answer
+    that was never usable (the gate stopped it, or it could not be read) shows muted, marked
+    with its reason, the model's words one click away (:func:`argnb.views.gated_html`)."""
     verdict = {1: "fallacious (1)", 0: "not fallacious (0)"}.get(pred.label, "invalid output")
     fields = "".join(f"<li><b>{_e(k)}</b>: {_e(v)}</li>" for k, v in pred.reasoning.items())
-    err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
+    if pred.valid:
+        err = f"<p style='color:#b00'>{_e(pred.error)}</p>" if pred.error else ""
+    else:
+        err = gated_html(pred.gate or UNREADABLE, pred.answer.raw)
     return (
         f"<div><b>{_e(METHOD_NAMES.get(pred.method, pred.method))}</b> → <b>{_e(verdict)}</b>"
         f"<ul>{fields}</ul>{err}<small>{pred.cost}</small></div>"
@@ -245,7 +251,17 @@ def render_rounds(result: DeliberationResult) -> str:
         f"<p>Result: <b>{_e(str(result.label))}</b> by "
         f"<b>{_e(result.resolution)}</b> after {rounds}; {cost}.</p>"
     )
+    # answers that were never usable: muted, marked with the reason, the words one click away
+    unusable = "".join(
+        gated_html(
+            t.payload.gate or UNREADABLE,
+            t.payload.raw,
+            f"{t.speaker}, round {t.round}",
+        )
+        for t in result.turns
+        if not t.valid and (t.payload.gate or t.payload.raw)  # type: ignore[attr-defined]
+    )
     return (
         "<div class='argnb-deliberation'><table style='border-collapse:collapse'>"
-        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{outcome}</div>"
+        f"<tr><th></th>{head}</tr>{''.join(rows)}</table>{unusable}{outcome}</div>"
     )

@@ -141,3 +141,43 @@ def test_stronger_check(change, message):
     assert checks.check_stronger(GOOD).startswith("Yes: B")
     with pytest.raises(AssertionError, match=message):
         checks.check_stronger({**GOOD, **change})
+
+
+def test_a_judge_answer_the_gate_stopped_shows_muted_with_the_raw_text_one_click_away(examples):
+    """The judge's answer echoed a heading and wrote out its format twice: the learner sees it
+    marked as unusable with the reason, the model's words (escaped) behind a click."""
+    import re
+
+    from argnb.critique.judge import Judge
+    from argnb.llm.scripted import ScriptedBackend
+    from argnb.views import GATED
+
+    raw = {"reasoning": "Your task <script>alert(1)</script> type':'object'", "overall": 0.7}
+    backend = ScriptedBackend([raw, raw])
+    rec = Judge(backend, "baseline").rate(examples["det-2"]).record()
+    assert rec["error"].startswith("the model echoed its instructions") and rec["ratings"] == {}
+    w = RatingWidget(examples, [rec], critique_id="det-2")
+    out = w.compare()
+    assert f"class='{GATED}'" in out and "the judge: not shown as an answer" in out
+    assert "the model echoed its instructions" in out
+    assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    shown = re.sub(r"<details>.*?</details>", "", out, flags=re.S)
+    assert "Your task" not in shown and "alert(1)" not in shown
+    assert "The judge's reasoning" not in out  # not offered as the judge's reasoning
+
+
+def test_a_judge_answer_that_never_fit_its_format_shows_marked_without_the_parser_error(examples):
+    import re
+
+    from argnb.critique.judge import Judge
+    from argnb.llm.scripted import ScriptedBackend
+    from argnb.views import UNREADABLE
+
+    backend = ScriptedBackend(["<script>alert(3)</script> no json", "no json either"])
+    rec = Judge(backend, "baseline").rate(examples["det-2"]).record()
+    assert rec["error"]
+    out = RatingWidget(examples, [rec], critique_id="det-2").compare()
+    assert f"the judge: not shown as an answer: {UNREADABLE}" in out
+    assert "<script>" not in out and "no json either" in out
+    shown = re.sub(r"<details>.*?</details>", "", out, flags=re.S)
+    assert "no json either" not in shown and rec["error"] not in out

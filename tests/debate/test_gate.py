@@ -66,3 +66,27 @@ def test_a_simulated_debate_records_every_gated_turn_and_shows_it_marked():
     assert page.count("no judge saw the draft") == 3 and ECHO not in html.unescape(
         page.split(f"<div class='{GATED}'")[0]
     )
+
+
+def test_a_step_that_never_fit_its_format_shows_marked_with_the_raw_text_behind_a_click():
+    """04's steps panel: an answer that did not parse is shown like a stopped one, the model's
+    words (escaped) one click away, the parser's error (it may quote them) off the screen."""
+    import re
+
+    from argnb.debate.views import step_html
+    from argnb.transcript import Rejected, Turn
+    from argnb.views import GATED, UNREADABLE
+
+    raw = "<script>alert(1)</script> PredicatesAnswer type':'object'"
+    t = Turn(
+        speaker="logic agent",
+        role="invalid",
+        text=raw,
+        valid=False,
+        payload=Rejected(error=f"Invalid JSON [input_value='{raw}']", raw=raw),
+    )
+    html = step_html(t)
+    assert f"class='{GATED}'" in html and f"not shown as an answer: {UNREADABLE}" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    shown = re.sub(r"<details>.*?</details>", "", html, flags=re.S)
+    assert "PredicatesAnswer" not in shown and "type&#x27;:" not in shown
