@@ -28,7 +28,7 @@ from argnb.roundtable.payloads import (
     Seat,
 )
 from argnb.transcript import Transcript, Turn
-from argnb.views import esc, gated_html
+from argnb.views import UNREADABLE, esc, gated_html
 from argnb.words import shorten
 
 #: colours of the dialogue panel, by role
@@ -406,6 +406,20 @@ def _items(items: Iterable[str], empty: str) -> str:
     )
 
 
+def analysis_stopped_html(tr: Transcript) -> str:
+    """The analyzer's latest attempt when it gave nothing usable, marked (the panel keeps the
+    last usable analysis beside it, so a learner sees the analysis was tried); "" otherwise."""
+    tried = tr.of_kind("roundtable.analysis", valid=None)
+    if not tried or tried[-1].valid:
+        return ""
+    last = tried[-1]
+    who = f"the analysis after {last.payload['upto']} turns"
+    stop = record.gated(tr, last)
+    if stop is not None:
+        return gated_html(stop.gate, stop.raw, who)
+    return gated_html(UNREADABLE, "", who)
+
+
 def analysis_html(a: Analysis | None, previous: Analysis | None = None) -> str:
     """The analyzer panel's text sections; agreements new since ``previous`` are marked."""
     if a is None:
@@ -471,9 +485,11 @@ def session_html(tr: Transcript) -> str:
     parts = [f"<div class='argnb-roundtable'><h4>Roundtable: {esc(tr.title)}</h4>"]
     parts += [turn_html(tr, t) for t in tr.turns]
     found = record.analyses(tr)
-    if found:
+    stopped = analysis_stopped_html(tr)
+    if found or stopped:
         prev = found[-2].payload if len(found) > 1 else None
-        parts.append("<h4>Latest analysis</h4>" + analysis_html(found[-1].payload, prev))  # type: ignore[arg-type]
+        latest = analysis_html(found[-1].payload, prev) if found else ""  # type: ignore[arg-type]
+        parts.append("<h4>Latest analysis</h4>" + stopped + latest)
     c = tr.cost
     parts.append(
         f"<p style='color:#666;font-size:85%'>{len(record.speaker_turns(tr))} speaker turns, "

@@ -35,7 +35,14 @@ from argnb.events import Event
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Contribution, Decision
 from argnb.roundtable.session import HUMAN_END, HUMAN_PASS, YOUR_TURN, Session
-from argnb.roundtable.views import COLORS, analysis_html, bubble, color, turn_html
+from argnb.roundtable.views import (
+    COLORS,
+    analysis_html,
+    analysis_stopped_html,
+    bubble,
+    color,
+    turn_html,
+)
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Throttle, Worker, Working
@@ -584,6 +591,10 @@ class RoundtableWidget(Working):
 
     def _add_analysis(self, tr: Transcript) -> None:
         found = record.analyses(tr)
+        if not found:  # nothing usable yet: say so, and why the last attempt was not shown
+            stopped = analysis_stopped_html(tr)
+            if stopped:
+                self.analysis_text.value = stopped
         self.history.options = [
             (f"#{i} after {t.payload['upto']} turns", i - 1) for i, t in enumerate(found, start=1)
         ]
@@ -599,7 +610,8 @@ class RoundtableWidget(Working):
             return
         a = found[i].payload
         prev = found[i - 1].payload if i > 0 else None
-        self.analysis_text.value = analysis_html(a, prev)  # type: ignore[arg-type]
+        stopped = analysis_stopped_html(tr) if i == len(found) - 1 else ""
+        self.analysis_text.value = stopped + analysis_html(a, prev)  # type: ignore[arg-type]
         page = self._map_page(a, tr.title, record.spoken(tr, a.upto))  # type: ignore[arg-type]
         if page is None:
             self.map_view.value = (

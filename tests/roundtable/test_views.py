@@ -183,3 +183,31 @@ def test_analysis_history_marks_what_changed() -> None:
     page = analysis_html(new, old)
     assert "Teachers decide.</li>" not in page and "Teachers decide. <b" in page
     assert "no longer listed: Phones distract." in page
+
+
+def test_an_analysis_the_gate_stopped_is_marked_in_the_panel_not_missing() -> None:
+    from argnb.llm import ScriptedBackend
+    from argnb.roundtable import Session
+    from argnb.roundtable.testing import table_backend
+    from argnb.roundtable.views import analysis_stopped_html, session_html
+
+    echo = {
+        "summary": ["Your task: <b>summarise</b> the discussion."],
+        "agreements": [],
+        "open_questions": [],
+        "argument_map": [],
+    }
+    s = Session(
+        "Phones in class?",
+        moderator=table_backend(),
+        deliberators=[table_backend(), table_backend()],
+        analyzer=ScriptedBackend(lambda req: echo),
+        human="Ann",
+        turns=3,
+        analyze_every=3,
+    ).run(["Only for looking things up."])
+    assert s.analyses == []  # nothing usable: the panel must still say an analysis was tried
+    block = analysis_stopped_html(s.transcript)
+    assert "not shown as an answer" in block and "echoed its instructions" in block
+    assert "&lt;b&gt;summarise&lt;/b&gt;" in block and "<b>summarise" not in block
+    assert block in session_html(s.transcript)
