@@ -200,7 +200,8 @@ def roundtable_panel(nb: Notebook, ctx: dict) -> str:
     ctx["first_text"]["05 roundtable widget: Start"] = time_first_text(
         nb, live, "Start", ROUNDTABLE_REPLY, "05"
     )
-    return "so far; last,"
+    # the replay's final state: what a saved copy keeps (argnb.roundtable.widget.note_text)
+    return "ended (turns); last, Sam:"
 
 
 # what a learner sees of the reply after Send (04) or Start (05), for time_first_text: the
