@@ -35,7 +35,7 @@ from argnb.errors import ArgnbError, ReferenceMismatch
 from argnb.events import Event
 from argnb.reference import ReferenceSession, ReferenceTurn, Replay, load
 from argnb.roundtable import record
-from argnb.roundtable.payloads import Flag, HumanTurn, Seat
+from argnb.roundtable.payloads import SPEAKER_KINDS, Flag, HumanTurn, Seat
 from argnb.roundtable.room import Room
 from argnb.roundtable.session import Session
 
@@ -120,9 +120,22 @@ def replay_session(
 
 
 # -- several learners: a room ---------------------------------------------------------------------
+def _joined(tr: Any) -> dict[str, int]:
+    """Each learner who sat down, with how many speaker turns had been taken before."""
+    out: dict[str, int] = {}
+    n = 0
+    for t in tr.turns:
+        if t.payload.kind in SPEAKER_KINDS:
+            n += 1
+        elif isinstance(t.payload, Seat) and t.payload.action == "join":
+            out.setdefault(t.speaker, n)
+    return out
+
+
 def room_outcome(r: Room) -> dict[str, Any]:
-    """What a room reference's ``outcome`` is compared with: who spoke, the overrides, who passed
-    or timed out, the hands raised, the ballots and the Schulze order, the group statement."""
+    """What a room reference's ``outcome`` is compared with: who spoke, the overrides, when each
+    learner joined (speaker turns before), the hands raised, who passed or timed out, the
+    ballots and the Schulze order, who critiqued, the group statement."""
     tr = r.transcript
     o, rev = record.outcome(tr), record.revision(tr)
     return {
@@ -130,7 +143,7 @@ def room_outcome(r: Room) -> dict[str, Any]:
         "overrides": [
             {"choice": x.choice, "speaker": x.speaker, "rules": list(x.rules)} for x in r.overrides
         ],
-        "joined": record.humans(tr),
+        "joined": _joined(tr),
         "hands": [
             t.speaker
             for t in tr.turns
