@@ -199,6 +199,8 @@ def test_the_replayed_room_reads_back_and_shows_the_count(room, tmp_path):
     assert "The ranking (Schulze count)" in page and "Aylin: S2 &gt; S1 &gt; S3" in page
     md = to_markdown(tr)
     assert "Group statement (S2, revised after 2 critique(s))" in md
+    # the analyzer's map credits each learner with a node their own words hold
+    assert {"Mira", "Jonas", "Aylin"} <= set(room.to_map().agents())
     intro = load_reference("room")._repr_html_()
     assert "Written by the argnb course authors, not produced by a model" in intro
     assert asset_dir("roundtable").joinpath("reference_room.json").exists()
