@@ -21,7 +21,8 @@ given, are what the protocol must record for that call (a call without ``speaker
 of its own). A turn without ``agent`` is one the protocol records in code, without a model (a
 retrieval, a rule's override, the end of a session): only its place is checked. A replayer may
 name some agents *people* (``Replay(session, people=["Sam"])``): their answers are what a human
-types, handed out by :meth:`Replay.says` instead of a backend. A module wraps this in a
+types, handed out by :meth:`Replay.says` instead of a backend (or, as written, by
+:meth:`Replay.take`: a move that is not text, such as a seat or a ballot in a room). A module wraps this in a
 ``replay_reference()`` of its own (see :mod:`argnb.fallacy.reference`).
 """
 
@@ -178,14 +179,19 @@ class Replay:
             return [t.answer for t in session.turns if t.agent == a and t.answer is not None]
 
         self.backends = {a: ReferenceBackend(answers(a)) for a in session.agents if a not in people}
-        self.scripts = {p: [str(x) for x in answers(p)] for p in people}
+        self.scripts = {p: answers(p) for p in people}
         self.heard = dict.fromkeys(people, 0)
 
-    def says(self, person: str) -> str | None:
-        """What ``person`` types when the protocol gives them the floor (None: nothing left)."""
+    def take(self, person: str) -> dict[str, Any] | str | None:
+        """``person``'s next authored move, as written (None: nothing left)."""
         self.heard[person] = self.heard.get(person, 0) + 1
         script = self.scripts.get(person, [])
         return script[self.heard[person] - 1] if self.heard[person] <= len(script) else None
+
+    def says(self, person: str) -> str | None:
+        """What ``person`` types when the protocol gives them the floor (None: nothing left)."""
+        move = self.take(person)
+        return None if move is None else str(move)
 
     def backend(self, agent: str) -> ReferenceBackend:
         if agent not in self.backends:
@@ -198,6 +204,8 @@ class Replay:
         the mismatch behind it (:meth:`failed`)."""
         try:
             yield
+        except ReferenceMismatch:  # already the mismatch, named by the replayer
+            raise
         except ArgnbError as exc:  # e.g. the protocol asked for an answer the file does not have
             raise self.failed(exc) from exc
 

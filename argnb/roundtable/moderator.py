@@ -103,8 +103,11 @@ class Moderator(Seat):
     async def arevise(
         self, context: str, statement: str, critiques: Sequence[str], **kw: Any
     ) -> Response[Any]:
-        """Rewrite the statement the ranking chose after the humans' critiques."""
+        """Rewrite the statement the ranking chose after the humans' critiques. The statement
+        and the critiques stand in the task, but they are the group's words, not instructions:
+        a revision that keeps the chosen wording (as it is asked to) quotes them."""
         listed = "\n".join(f"- {c}" for c in critiques)
         task = self._task("revise", statement=statement, critiques=listed)
         prompt = context_first(context, task)
+        kw["gate"] = Gate(material=(statement, *critiques)) + kw.get("gate")
         return await self.agent.arespond(prompt, RevisionAnswer, options=self.options, **kw)
