@@ -73,6 +73,7 @@ class RoomSettings:
     poll_s: float = 25.0  # a GET with nothing new waits this long for news
     turns: int = 12  # speaker turns of a room, unless its opener asks for others
     max_rooms: int = 200  # unfinished rooms at once
+    per_learner: int = 3  # unfinished rooms one learner has opened
     retry_s: float = 5.0  # after a failed model call, the room tries again after this
 
 
@@ -107,6 +108,12 @@ class Host:
         self.since: dict[str, float] = {}
         self.task: asyncio.Task | None = None
         self.error = ""
+
+    @property
+    def opener(self) -> str:
+        """Who opened the room: the first seat taken."""
+        first = next((t for t in self.room.transcript.turns if t.role == "seat"), None)
+        return first.speaker if first else ""
 
     @property
     def path(self) -> Path:
@@ -274,6 +281,10 @@ class Rooms:
         live = sum(1 for h in self.hosts.values() if h.room.ended is None)
         if live >= self.settings.max_rooms:
             raise _refuse(429, f"the class server has {live} rooms open; join one of them")
+        mine = [h for h in self.hosts.values() if h.room.ended is None and h.opener == user]
+        if len(mine) >= self.settings.per_learner:
+            raise _refuse(429, f"you have {len(mine)} rooms open already: "
+                          + ", ".join(h.code for h in mine), "finish or leave one of them first")  # fmt: skip
         code = new_code(self.hosts)
         host = Host(self, code)
         try:

@@ -259,3 +259,14 @@ def test_a_learner_who_does_not_answer_is_passed_over(tmp_path: Path) -> None:
             assert time.monotonic() < end, "nobody passed ana over"
             s = ana.state(0)
         assert s["seated"] == ["ana"]
+
+
+def test_a_learner_opens_a_few_rooms_at_most(tmp_path: Path) -> None:
+    with service(tmp_path) as (url, gw):
+        gw.rooms.settings.per_learner = 2
+        ana = client(url, "t-ana")
+        codes = [ana.open("Homework with AI?")["code"] for _ in range(2)]
+        with pytest.raises(RoomRefused) as err:
+            ana.open("A third one?")
+        assert err.value.status == 429 and all(c in err.value.message for c in codes)
+        assert client(url, "t-bo").open("Bo's own room?")["seated"] == ["bo"]
