@@ -270,3 +270,35 @@ def test_a_learner_opens_a_few_rooms_at_most(tmp_path: Path) -> None:
             ana.open("A third one?")
         assert err.value.status == 429 and all(c in err.value.message for c in codes)
         assert client(url, "t-bo").open("Bo's own room?")["seated"] == ["bo"]
+
+
+def test_the_client_says_what_went_wrong_and_the_rooms_dir_sits_beside_the_usage_db(
+    tmp_path, monkeypatch
+):
+    from traitlets.config import Config
+
+    from argnb.classroom.hub import configure
+    from argnb.errors import ArgnbError, BackendUnavailable
+
+    dead = f"http://127.0.0.1:{free_port()}/services/argnb-gateway/v1"
+    assert rooms_url(dead) == dead[: -len("/v1")] + "/rooms"
+    c = client(dead, "t-ana")
+    with pytest.raises(ArgnbError, match="no room yet"):
+        c.say("hello")
+    with pytest.raises(BackendUnavailable, match="cannot reach the class server"):
+        c.join("ABCDEF")
+    monkeypatch.delenv("ARGNB_CLASS_URL", raising=False)
+    with pytest.raises(ArgnbError, match="no class server"):
+        RoomClient()
+    s = Settings(upstream="u", model="m", db_url="sqlite:////srv/state/argnb-usage.sqlite")
+    assert s.room_dir() == Path("/srv/state/argnb-rooms")
+    s = Settings(upstream="u", model="m", db_url="postgresql://x/y")
+    assert s.room_dir() == Path.cwd() / "argnb-rooms"
+    env = {"ARGNB_GATEWAY_UPSTREAM": "u", "ARGNB_GATEWAY_MODEL": "m", "ARGNB_GATEWAY_ROOMS": "/r",
+           "ARGNB_GATEWAY_ANSWER_S": "45"}  # fmt: skip
+    s = Settings.from_env(env)
+    assert s.room_dir() == Path("/r") and s.answer_s == 45.0
+    cfg = Config()
+    configure(cfg, model_url="u", model="m", rooms_dir="/r", answer_s=30)
+    env = cfg.JupyterHub.services[0]["environment"]
+    assert env["ARGNB_GATEWAY_ROOMS"] == "/r" and env["ARGNB_GATEWAY_ANSWER_S"] == "30"
