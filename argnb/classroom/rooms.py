@@ -105,7 +105,7 @@ class Host:
         self.lock = asyncio.Lock()
         self.changed = asyncio.Event()  # replaced after each change: long polls wait on it
         self.moved = asyncio.Event()  # a learner moved: the driver looks again
-        self.since: dict[str, float] = {}
+        self.since: dict[str, tuple[tuple[str, int], float]] = {}  # name: (wait, since)
         self.task: asyncio.Task | None = None
         self.error = ""
 
@@ -181,27 +181,36 @@ class Host:
             if self.error:
                 self.error, pause = "", s.retry_s
                 self.poke()
-            now = time.monotonic()
-            waiting = r.waiting_for()
-            self.since = {h: self.since.get(h, now) for h in waiting}
+            waiting = self.waits()
             if not waiting:
                 if r.ended is None:  # nobody seated yet: wait for a join
                     await self._wait_move(None)
                 continue
-            due = min(self.since.values()) + s.answer_s
-            if await self._wait_move(max(0.0, due - now)):
+            due = min(waiting.values()) + s.answer_s
+            if await self._wait_move(max(0.0, due - time.monotonic())):
                 continue
-            late = [h for h, t in self.since.items() if time.monotonic() - t >= s.answer_s - 1e-3]
+            late = [h for h, t in self.waits().items() if time.monotonic() - t >= s.answer_s - 1e-3]
             for h in late:
                 r.timeout(h)
-                self.since.pop(h, None)
             self.poke()
         self.poke()
 
+    def waits(self) -> dict[str, float]:
+        """Since when the room has waited for each learner it waits for now. A wait is one
+        learner's in one phase at one moderator step: a learner who answered and is awaited
+        again (the next step, the ranking after the discussion) waits anew."""
+        r, now = self.room, time.monotonic()
+        step = (r.phase, len(record.decisions(r.transcript)))
+        self.since = {
+            h: self.since[h] if self.since.get(h, (None, 0.0))[0] == step else (step, now)
+            for h in r.waiting_for()
+        }
+        return {h: t for h, (_, t) in self.since.items()}
+
     def deadline(self, name: str) -> float | None:
         """Seconds left for ``name`` to move, while the room waits for them."""
-        t = self.since.get(name)
-        if t is None or name not in self.room.waiting_for():
+        t = self.waits().get(name)
+        if t is None:
             return None
         return max(0.0, round(t + self.rooms.settings.answer_s - time.monotonic(), 1))
 

@@ -32,17 +32,17 @@ PREFIX = "/services/argnb-gateway/"
 TOKENS = {"t-ana": "ana", "t-bo": "bo", "t-cy": "cy", "t-dee": "dee"}
 
 
-def seats(code: str) -> dict[str, Any]:
+def seats(code: str, delay_s: float = 0.0) -> dict[str, Any]:
     return {
-        "moderator": table_backend(),
-        "deliberators": [table_backend(words=30), table_backend(words=30)],
-        "analyzer": table_backend(),
+        "moderator": table_backend(delay_s=delay_s),
+        "deliberators": [table_backend(words=30, delay_s=delay_s) for _ in range(2)],
+        "analyzer": table_backend(delay_s=delay_s),
     }
 
 
 @contextlib.contextmanager
 def service(
-    tmp_path: Path, *, answer_s: float = 60.0, poll_s: float = 5.0
+    tmp_path: Path, *, answer_s: float = 60.0, poll_s: float = 5.0, delay_s: float = 0.0
 ) -> Iterator[tuple[str, Gateway]]:
     """The gateway (rooms included) on a free port, on an event loop of its own thread; the
     rooms are kept in ``tmp_path / "rooms"``, so a second service on the same path resumes them."""
@@ -60,7 +60,8 @@ def service(
     def serve() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        gw = Gateway(settings, TokenTable(TOKENS), room_backends=seats, poll_s=poll_s)
+        backends = (lambda code: seats(code, delay_s)) if delay_s else seats
+        gw = Gateway(settings, TokenTable(TOKENS), room_backends=backends, poll_s=poll_s)
         server = HTTPServer(make_app(gw, PREFIX))
         socks = bind_sockets(0, "127.0.0.1")
         server.add_sockets(socks)
@@ -302,3 +303,27 @@ def test_the_client_says_what_went_wrong_and_the_rooms_dir_sits_beside_the_usage
     configure(cfg, model_url="u", model="m", rooms_dir="/r", answer_s=30)
     env = cfg.JupyterHub.services[0]["environment"]
     assert env["ARGNB_GATEWAY_ROOMS"] == "/r" and env["ARGNB_GATEWAY_ANSWER_S"] == "30"
+
+
+def test_a_learner_who_answers_in_time_is_never_passed_over_however_long_the_models_take(
+    tmp_path: Path,
+) -> None:
+    """The clock of a wait starts when the room waits for that learner, at that step: a slow
+    discussion before the ranking does not count against the ranking (it did: a learner's
+    ballot was an empty one the moment the candidates appeared)."""
+    with service(tmp_path, answer_s=1.5, delay_s=0.9) as (url, _):
+        ana = client(url, "t-ana")
+        ana.open("Homework with AI?", turns=3)
+        end = time.monotonic() + 60
+        s = ana.state(wait=False)
+        while not s["ended"]:
+            assert time.monotonic() < end, f"the room did not end: {s['phase']}"
+            if "ana" in s["waiting_for"]:
+                assert 0 < s["deadline_s"] <= 1.5
+                {"discussion": lambda: ana.say("ana wants rules."),
+                 "ranking": lambda: ana.rank(["S1", "S2"]),
+                 "critique": lambda: ana.critique("")}[s["phase"]]()  # fmt: skip
+            s = ana.state(s["next"])
+        turns = ana.state(0)["turns"]
+        assert not [t for t in turns if t["payload"].get("action") == "timeout"]
+        assert [t["payload"]["ranking"] for t in turns if t["role"] == "ballot"] == [["S1", "S2"]]
