@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from argnb.classroom.usage import Use
-from argnb.errors import ArgnbError, RoomRefused
+from argnb.errors import ArgnbError, BackendError, RoomRefused
 from argnb.llm.openai import OpenAIBackend
 from argnb.roundtable import record
 from argnb.roundtable.room import Room
@@ -363,6 +363,9 @@ class Rooms:
                 r.leave(user)
         except RoomRefused:
             raise
+        except BackendError as exc:  # after a learner's turn was recorded: the check, analysis
+            raise _refuse(502, f"your turn is recorded; then the class model failed: "
+                          f"{exc.message.splitlines()[0][:200]}", "the room tries again") from None  # fmt: skip
         except ArgnbError as exc:  # the room's own refusals: not now
             raise RoomRefused(exc.message, status=409, hint=exc.hint) from None
         finally:
