@@ -84,9 +84,12 @@ def test_three_hub_users_deliberate_in_one_room_through_a_ranked_closing(hub):
     whole = cy.state(0, wait=False)
     turns = whole["turns"]
     # the model spoke in every role, and each learner's words are recorded once, as theirs
-    kinds = {t["payload"].get("kind", "").split(".")[-1] for t in turns if t["valid"]}
+    # (the embedded model's answers may all be invalid: each is recorded, in its role)
+    kinds = {t["payload"].get("kind", "").split(".")[-1] for t in turns}
     assert {"agenda", "decision", "contribution", "analysis", "candidates", "ballot"} <= kinds
     assert {"outcome", "remark", "revision", "end"} <= kinds
+    ballots = {t["speaker"]: t["payload"]["ranking"] for t in turns if t["role"] == "ballot"}
+    assert all(ballots.values()) and len(ballots) == 3  # each a learner's own, none a timeout
     humans = [t for t in turns if t["role"] == "human" and t["text"]]
     assert sorted((t["speaker"], t["text"]) for t in humans) == sorted(said.items())
     assert all(t["backend"] == "openai" for t in turns if t["role"] == "deliberator")
