@@ -327,3 +327,30 @@ def test_a_learner_who_answers_in_time_is_never_passed_over_however_long_the_mod
         turns = ana.state(0)["turns"]
         assert not [t for t in turns if t["payload"].get("action") == "timeout"]
         assert [t["payload"]["ranking"] for t in turns if t["role"] == "ballot"] == [["S1", "S2"]]
+
+
+def test_a_model_server_that_fails_shows_in_the_state_and_the_room_waits(tmp_path: Path) -> None:
+    from argnb.errors import BackendUnavailable
+    from argnb.llm.scripted import ScriptedBackend
+
+    def gone(req: Any) -> Any:
+        raise BackendUnavailable("the analyzer's server is gone")
+
+    def broken(code: str) -> dict[str, Any]:
+        return {**seats(code), "analyzer": ScriptedBackend(gone, max_retries=0)}
+
+    with service(tmp_path) as (url, gw):
+        gw.rooms.backends = broken
+        gw.rooms.settings.retry_s = 30.0
+        ana = client(url, "t-ana")
+        code = ana.open("Homework with AI?", turns=3)["code"]  # the analysis comes at the close
+        end = time.monotonic() + 20
+        s = ana.state(wait=False)
+        while not s["error"]:
+            assert time.monotonic() < end, "the failure was not shown"
+            if "ana" in s["waiting_for"]:
+                ana.say("ana wants rules.")
+            s = ana.state(s["next"])
+        assert s["error"].startswith("the room could not go on: the analyzer's server is gone")
+        assert s["phase"] == "discussion" and not s["ended"]
+        assert gw.rooms.hosts[code].task is not None and not gw.rooms.hosts[code].task.done()
