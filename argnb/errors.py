@@ -26,6 +26,7 @@ defined anywhere else::
     │   └── AIFError              a document that is not AIF in OVA's shape
     ├── LockTaken                 another writer holds a results file's lock (argnb.locks)
     ├── QueueFull                 a learner has as many requests waiting as the class gateway allows
+    ├── RoomRefused               the class server refused a move in a room (not your turn, ...)
     ├── GradingError              the grader cannot start (exercises, submissions, sandbox)
     │   ├── SeccompUnavailable (+ RuntimeError)  libseccomp missing or refused a rule
     │   └── CodecError (+ ValueError)  a value that cannot cross between checker and kernel
@@ -90,6 +91,16 @@ class AllowanceUsed(BackendError):
 
 class QueueFull(ArgnbError):
     """The class gateway already holds as many waiting requests of this learner as it may."""
+
+
+class RoomRefused(ArgnbError):
+    """The class server refused a learner's move in a room (:mod:`argnb.roundtable.remote`):
+    its one line, and the HTTP ``status`` (400 bad move, 403 not joined, 404 no such room,
+    409 not now, e.g. not your turn)."""
+
+    def __init__(self, message: str, *, status: int = 0, hint: str | None = None) -> None:
+        self.status = status
+        super().__init__(message, hint=hint)
 
 
 class BadResponse(BackendError):

@@ -21,6 +21,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,6 +48,17 @@ class Settings:
     slots: int = 4  # requests the model server runs at once
     max_tokens: int = 2048  # the most one request may ask for
     timeout: float = 600.0
+    rooms_dir: str = ""  # where rooms are kept ("": beside a SQLite usage database)
+    answer_s: float = 120.0  # a learner at a room who does not move within this is passed over
+
+    def room_dir(self) -> Path:
+        """Where the rooms' transcripts are kept: ``rooms_dir``, else beside the usage db."""
+        if self.rooms_dir:
+            return Path(self.rooms_dir)
+        db = self.db_url.split(":///", 1)
+        if db[0].startswith("sqlite") and len(db) == 2 and db[1]:
+            return Path(db[1]).resolve().parent / "argnb-rooms"
+        return Path.cwd() / "argnb-rooms"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -64,6 +76,8 @@ class Settings:
             limits=Limits(**limits),
             slots=int(env.get("ARGNB_GATEWAY_SLOTS") or 4),
             max_tokens=int(env.get("ARGNB_GATEWAY_MAX_TOKENS") or 2048),
+            rooms_dir=env.get("ARGNB_GATEWAY_ROOMS") or "",
+            answer_s=float(env.get("ARGNB_GATEWAY_ANSWER_S") or 120.0),
         )
 
 
@@ -80,8 +94,16 @@ def allowance_line(limit: int) -> str:
 class Gateway:
     """The shared state of one gateway process: settings, usage, queue, upstream client."""
 
-    def __init__(self, settings: Settings, auth: Any = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        auth: Any = None,
+        room_backends: Any = None,
+        poll_s: float = 25.0,
+    ) -> None:
         import httpx
+
+        from argnb.classroom.rooms import Rooms, RoomSettings, upstream_backends
 
         self.settings = settings
         self.auth = auth
@@ -97,6 +119,12 @@ class Gateway:
         )
         self.started = time.time()
         self.stream_usage = True  # until the model server refuses stream_options
+        # rooms: several learners at one roundtable, run here (argnb.classroom.rooms)
+        self.rooms = Rooms(
+            RoomSettings(settings.room_dir(), answer_s=settings.answer_s, poll_s=poll_s),
+            room_backends or upstream_backends(self),
+            self.store,
+        )
 
     def limits(self, user: str) -> Limits:
         return self.store.limits_for(user, self.settings.limits)
@@ -158,7 +186,9 @@ def _count(value: Any) -> int:
 
 
 def make_app(gateway: Gateway, prefix: str = "/") -> Any:
-    """The tornado application: the API under ``{prefix}v1/``, the instructor's page at ``prefix``."""
+    """The tornado application: the API under ``{prefix}v1/``, the rooms under ``{prefix}rooms``
+    (argnb.classroom.rooms; the unfinished ones resume once the event loop runs), the
+    instructor's page at ``prefix``."""
     from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
     from jupyterhub.utils import url_path_join
     from tornado import web
@@ -406,8 +436,14 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             )
             return bool(r and r.get("admin"))
 
+    from tornado.ioloop import IOLoop
+
+    from argnb.classroom import rooms
+
     p = prefix if prefix.endswith("/") else prefix + "/"
+    IOLoop.current().add_callback(gateway.rooms.start)
     routes = [
+        *rooms.routes(gateway.rooms, p, Api),
         (url_path_join(p, "v1/models"), Models),
         (url_path_join(p, "v1/argnb/allowance"), Allowance),
         (url_path_join(p, "v1/chat/completions"), Chat),

@@ -47,12 +47,16 @@ def configure(
     max_tokens: int = 2048,
     service: str = SERVICE,
     python: str | None = None,
+    rooms_dir: str | None = None,
+    answer_s: float = 120.0,
 ) -> None:
     """Add the gateway service, its roles and the learners' environment to a hub config ``c``.
 
     ``model_url`` is the model server's OpenAI-compatible API root (vLLM, llama.cpp's server,
     Ollama's ``/v1``, or a hosted API with ``api_key``). ``slots`` is how many requests it runs
     at once; ``limits`` holds each learner's ``tokens_per_day``, ``concurrent`` and ``waiting``.
+    Rooms (several learners at one roundtable) keep their transcripts in ``rooms_dir`` (default:
+    ``argnb-rooms`` beside a SQLite ``db_url``) and pass over a learner after ``answer_s``.
     """
     lim = Limits(**(limits or {}))
     url = f"http://127.0.0.1:{port}"
@@ -65,7 +69,10 @@ def configure(
         "ARGNB_GATEWAY_MAX_TOKENS": str(max_tokens),
         "ARGNB_GATEWAY_DB": db,
         "ARGNB_CLASS_NAME": class_name,
+        "ARGNB_GATEWAY_ANSWER_S": str(answer_s),
     }
+    if rooms_dir:
+        env["ARGNB_GATEWAY_ROOMS"] = rooms_dir
     if api_key:
         env["ARGNB_GATEWAY_UPSTREAM_KEY"] = api_key
     services = _set(c.JupyterHub, "services", [])

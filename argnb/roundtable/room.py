@@ -20,10 +20,11 @@ transcript, so a saved room replays, and a service that restarts resumes it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argnb.errors import ArgnbError
 from argnb.roundtable import record
+from argnb.roundtable.deliberator import WORD_LIMIT
 from argnb.roundtable.floor import ABSENT, EACH, HAND, Floor, GroupRules
 from argnb.roundtable.payloads import (
     RULES,
@@ -38,8 +39,12 @@ from argnb.roundtable.payloads import (
     Seat,
 )
 from argnb.roundtable.session import HUMAN_CHARS, HUMAN_END, HUMAN_PASS, Session
-from argnb.transcript import Turn
+from argnb.transcript import Transcript, Turn
 from argnb.words import distinct
+
+if TYPE_CHECKING:
+    from argnb.agents import Agent
+    from argnb.llm.base import Backend
 
 #: the longest name a seat may take
 NAME_CHARS = 40
@@ -69,6 +74,41 @@ class Room(Session):
         self.transcript.meta.update(room=True, closing=closing, human=None)
         for name in humans:
             self.join(name)
+
+    @classmethod
+    def resume(
+        cls,
+        transcript: Transcript,
+        *,
+        moderator: Agent | Backend,
+        deliberators: Sequence[Agent | Backend],
+        analyzer: Agent | Backend | None = None,
+        **kw: Any,
+    ) -> Room:
+        """A room rebuilt from its saved transcript (a service restarted): the settings from its
+        meta, the perspectives from its agenda, and every seat, hand, ballot and critique from its
+        turns. ``kw``: what the transcript does not hold (``autosave``, ``on_event``, ...)."""
+        meta = transcript.meta
+        if transcript.kind != "roundtable" or not meta.get("room"):
+            raise ArgnbError("this transcript is not a room's", hint="give a saved room")
+        a = record.agenda(transcript)
+        views = [p.perspective for p in a.participants if p.role == "deliberator"] if a else []
+        room = cls(
+            str(meta.get("topic") or transcript.title),
+            moderator=moderator,
+            deliberators=deliberators,
+            analyzer=analyzer,
+            closing=int(meta.get("closing", 3)),
+            turns=int(meta.get("turns", 12)),
+            human_every=int(meta.get("human_every", 3)),
+            analyze_every=int(meta.get("analyze_every", 4)),
+            word_limit=int(meta.get("word_limit", WORD_LIMIT)),
+            perspectives=kw.pop("perspectives", views),
+            **kw,
+        )
+        room.transcript = transcript
+        room._tell_others()
+        return room
 
     # -- who is at the table --------------------------------------------------------------------
     @property

@@ -224,3 +224,40 @@ def test_random_rooms_keep_every_rule_end_and_record_each_word_once(seed) -> Non
     # hostile text is inert on the page
     html = session_html(tr)
     assert "<script>window.__x" not in html and "<img src=x" not in html
+
+
+def test_a_saved_room_resumes_where_it_stood() -> None:
+    """A service that restarts rebuilds each unfinished room from its transcript alone."""
+    r = room(("Ann", "Bea"), turns=6)
+
+    async def until_ranking(x: Room) -> None:
+        while x.phase != "ranking":
+            await x.aadvance()
+            for h in x.waiting_for():
+                if x.phase == "discussion":
+                    await x.asay(f"{h} wants fair rules.", name=h)
+
+    asyncio.run(until_ranking(r))
+    r.raise_hand("Ann")
+    saved = Transcript.model_validate_json(r.transcript.model_dump_json())
+    back = Room.resume(
+        saved,
+        moderator=table_backend(),
+        analyzer=table_backend(),
+        deliberators=[table_backend(), table_backend()],
+    )
+    assert back.phase == "ranking" and back.waiting_for() == ["Ann", "Bea"]
+    assert back.humans == ["Ann", "Bea"] and back.turns == 6 and back.closing == 3
+    back.rank("Ann", ["S1"])
+    back.rank("Bea", ["S1", "S2"])
+
+    async def finish() -> None:
+        await back.aadvance()
+        for h in back.waiting_for():
+            back.critique(h, "")
+        await back.aadvance()
+
+    asyncio.run(finish())
+    assert back.phase == "ended" and record.outcome(back.transcript).winner == "S1"
+    with pytest.raises(ArgnbError, match="not a room"):
+        Room.resume(Transcript(kind="roundtable"), moderator=table_backend(), deliberators=[])
