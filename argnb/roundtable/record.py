@@ -55,18 +55,20 @@ def agenda_text(a: Agenda, welcome: str = "") -> str:
     if a.criteria:
         parts.append("Criteria: " + "; ".join(a.criteria) + ".")
     parts.append("At the table: " + ", ".join(seats) + ".")
-    humans = [p.name for p in a.participants if p.role == "human"] or ["the human"]
-    heard = (
-        f"{humans[0]} speaks at least once in every {a.human_every}"
-        if len(humans) == 1
-        else f"a learner speaks at least once in every {a.human_every}, and each learner within "
-        f"{a.human_every} x the learners seated"
-    )
-    parts.append(
-        f"{a.turns} turns; nobody speaks twice in a row; {heard}; deliberators keep to "
-        f"{a.word_limit} words"
-        + (f"; an analysis every {a.analyze_every} turns." if a.analyze_every else ".")
-    )
+    humans = [p.name for p in a.participants if p.role == "human"]
+    every = f"; an analysis every {a.analyze_every} turns." if a.analyze_every else "."
+    if len(humans) <= 1:
+        human = humans[0] if humans else "the human"
+        parts.append(
+            f"{a.turns} turns; nobody speaks twice in a row; {human} speaks at least once in every "
+            f"{a.human_every}; deliberators keep to {a.word_limit} words" + every
+        )
+    else:  # a room (argnb.roundtable.floor): the learners' bounds
+        parts.append(
+            f"{a.turns} turns; nobody speaks twice in a row; a learner speaks at least once in "
+            f"every {a.human_every}, and each learner within {a.human_every} x the learners "
+            f"seated; deliberators keep to {a.word_limit} words" + every
+        )
     return "\n".join(parts)
 
 
