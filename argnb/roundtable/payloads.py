@@ -160,12 +160,12 @@ class Seat(Payload):
 
 class Candidates(Payload):
     """The closing's candidate group statements (ids ``S1``, ``S2``, ...), who drafted them
-    (the moderator, or the code from the latest analysis when the moderator's answer was
-    unusable), and why the discussion ended."""
+    (the moderator; when its answer was unusable, the code from the latest analysis, or else
+    from each learner's last words), and why the discussion ended."""
 
     kind: str = "roundtable.candidates"
     statements: dict[str, str]
-    source: Literal["moderator", "analysis"] = "moderator"
+    source: Literal["moderator", "analysis", "learners"] = "moderator"
     reason: str = "turns"
 
 

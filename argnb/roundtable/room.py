@@ -401,7 +401,15 @@ class Room(Session):
                 return got[: self.closing], "moderator"
         a = self.analysis  # the moderator's answer was unusable: the analysis's own sentences
         items = [*(a.agreements if a else []), *(a.summary if a else [])]
-        return distinct(" ".join(s.split()) for s in items if s.strip())[: self.closing], "analysis"
+        got = distinct(" ".join(s.split()) for s in items if s.strip())
+        if len(got) >= 2:
+            return got[: self.closing], "analysis"
+        # no usable analysis either (a small model): each learner's last words, as they said them
+        latest: dict[str, str] = {}
+        for t in record.speaker_turns(self.transcript):
+            if isinstance(t.payload, HumanTurn) and t.payload.action == "say" and t.text:
+                latest[t.speaker] = " ".join(t.text.split())[:300]
+        return distinct(latest.values())[: self.closing], "learners"
 
     async def _count(self) -> None:
         from argnb.roundtable.vote import elect

@@ -79,11 +79,11 @@ def room_line(tr: Transcript, turn: Turn) -> str | None:
     if isinstance(p, Seat):
         return f"{turn.speaker} {SEAT_WORDS[p.action]}"
     if isinstance(p, Candidates):
-        head = "Candidate statements" + (
-            " (from the analysis: the moderator's answer was unusable)"
-            if p.source == "analysis"
-            else ""
-        )
+        head = "Candidate statements" + {
+            "analysis": " (from the analysis: the moderator's answer was unusable)",
+            "learners": " (each learner's last words: the moderator's and analyzer's answers "
+            "were unusable)",
+        }.get(p.source, "")
         return head + ":\n" + "\n".join(f"{k}: {v}" for k, v in p.statements.items())
     if isinstance(p, Ballot):
         return f"{turn.speaker} ranked " + (" > ".join(p.ranking) or "nothing (no answer in time)")

@@ -17,7 +17,7 @@ from argnb.fallacy.reference import load_reference, replay_reference
 from argnb.fallacy.views import render_rounds
 from argnb.llm import default_ledger
 from argnb.reference import MODEL, ReferenceMismatch, ReferenceSession
-from argnb.roundtable.reference import replay_session
+from argnb.roundtable.reference import replay_room, replay_session
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "assets" / "fallacy" / "reference_deliberation.json"
@@ -128,6 +128,7 @@ REPLAYERS = {
     "debate.turn": replay_turn,
     "debate.simulate": replay_debate,
     "roundtable.session": replay_session,
+    "roundtable.room": replay_room,
 }
 
 

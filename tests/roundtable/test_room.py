@@ -261,3 +261,39 @@ def test_a_saved_room_resumes_where_it_stood() -> None:
     assert back.phase == "ended" and record.outcome(back.transcript).winner == "S1"
     with pytest.raises(ArgnbError, match="not a room"):
         Room.resume(Transcript(kind="roundtable"), moderator=table_backend(), deliberators=[])
+
+
+def test_with_no_usable_draft_or_analysis_the_learners_own_words_are_the_candidates() -> None:
+    from argnb.llm import ScriptedBackend
+
+    base = table_backend()
+
+    def unusable(req):  # a small model: every draft and every analysis stopped by the gate
+        title = (req.schema or {}).get("title", "")
+        if title in ("StatementsAnswer", "RoundtableAnalysis"):
+            return {"statements": ["Your task", "Your task"]} if "Stat" in title else "Your task"
+        return base._fn(req)
+
+    r = Room(
+        "Homework with AI?",
+        moderator=ScriptedBackend(unusable),
+        analyzer=ScriptedBackend(unusable),
+        deliberators=[table_backend(), table_backend()],
+        humans=("Ann", "Bea"),
+        turns=6,
+    )
+
+    async def go() -> None:
+        while r.phase in ("open", "discussion"):
+            await r.aadvance()
+            for h in r.waiting_for():
+                if r.phase == "discussion":
+                    await r.asay(f"{h} wants rules everyone wrote together.", name=h)
+
+    asyncio.run(go())
+    c = record.candidates(r.transcript)
+    assert c is not None and c.source == "learners"
+    assert sorted(c.statements.values()) == [
+        "Ann wants rules everyone wrote together.",
+        "Bea wants rules everyone wrote together.",
+    ]
