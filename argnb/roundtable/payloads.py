@@ -161,7 +161,7 @@ class Seat(Payload):
 class Candidates(Payload):
     """The closing's candidate group statements (ids ``S1``, ``S2``, ...), who drafted them
     (the moderator; when its answer was unusable, the code from the latest analysis, or else
-    from each learner's last words), and why the discussion ended."""
+    from each speaker's last words, the learners' first), and why the discussion ended."""
 
     kind: str = "roundtable.candidates"
     statements: dict[str, str]

@@ -404,12 +404,19 @@ class Room(Session):
         got = distinct(" ".join(s.split()) for s in items if s.strip())
         if len(got) >= 2:
             return got[: self.closing], "analysis"
-        # no usable analysis either (a small model): each learner's last words, as they said them
-        latest: dict[str, str] = {}
+        # no usable analysis either (a small model): each learner's last words, as they said
+        # them, then each deliberator's, so the learners still have something to rank
+        learners: dict[str, str] = {}
+        others: dict[str, str] = {}
         for t in record.speaker_turns(self.transcript):
-            if isinstance(t.payload, HumanTurn) and t.payload.action == "say" and t.text:
-                latest[t.speaker] = " ".join(t.text.split())[:300]
-        return distinct(latest.values())[: self.closing], "learners"
+            if not (t.valid and t.text):
+                continue
+            if isinstance(t.payload, HumanTurn) and t.payload.action == "say":
+                learners[t.speaker] = " ".join(t.text.split())[:300]
+            elif not isinstance(t.payload, HumanTurn):
+                others[t.speaker] = " ".join(t.text.split())[:300]
+        got = distinct([*learners.values(), *others.values()])
+        return got[: self.closing], "learners"
 
     async def _count(self) -> None:
         from argnb.roundtable.vote import elect

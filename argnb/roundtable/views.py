@@ -81,8 +81,8 @@ def room_line(tr: Transcript, turn: Turn) -> str | None:
     if isinstance(p, Candidates):
         head = "Candidate statements" + {
             "analysis": " (from the analysis: the moderator's answer was unusable)",
-            "learners": " (each learner's last words: the moderator's and analyzer's answers "
-            "were unusable)",
+            "learners": " (each speaker's last words, the learners' first: the moderator's and "
+            "the analyzer's answers were unusable)",
         }.get(p.source, "")
         return head + ":\n" + "\n".join(f"{k}: {v}" for k, v in p.statements.items())
     if isinstance(p, Ballot):

@@ -263,7 +263,7 @@ def test_a_saved_room_resumes_where_it_stood() -> None:
         Room.resume(Transcript(kind="roundtable"), moderator=table_backend(), deliberators=[])
 
 
-def test_with_no_usable_draft_or_analysis_the_learners_own_words_are_the_candidates() -> None:
+def test_with_no_usable_draft_or_analysis_the_speakers_own_words_are_the_candidates() -> None:
     from argnb.llm import ScriptedBackend
 
     base = table_backend()
@@ -293,7 +293,9 @@ def test_with_no_usable_draft_or_analysis_the_learners_own_words_are_the_candida
     asyncio.run(go())
     c = record.candidates(r.transcript)
     assert c is not None and c.source == "learners"
-    assert sorted(c.statements.values()) == [
+    first = list(c.statements.values())
+    assert sorted(first[:2]) == [  # the learners' own words first, then a deliberator's
         "Ann wants rules everyone wrote together.",
         "Bea wants rules everyone wrote together.",
     ]
+    assert len(first) == 3 and first[2].startswith("Deliberator")
