@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.roundtable.browser import CHROMIUM, jupyter_lab, write_notebook
+from tests.roundtable.browser import CHROMIUM, jupyter_lab, run_first_cell, write_notebook
 
 from .conftest import screenshots
 
@@ -226,21 +226,6 @@ def test_the_helpers_find_what_they_look_for() -> None:
     assert looped("Cars pollute the air. Buses pollute it less.") is None
 
 
-def _run_cell(page) -> None:
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-    page.wait_for_selector("text=Kernel status: Idle", state="attached", timeout=90_000)
-    start = page.locator(".argnb-roundtable button", has_text="Start")
-    for _ in range(6):  # a request sent while the kernel is still connecting can get lost
-        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
-        page.keyboard.press("Control+Enter")
-        try:
-            start.wait_for(timeout=60_000)
-            return
-        except Exception:
-            continue
-    start.wait_for(timeout=5_000)
-
-
 def _enabled(selector: str) -> str:
     return f"() => {{ const t = document.querySelector('{selector}'); return !!t && !t.disabled; }}"
 
@@ -254,7 +239,10 @@ def test_live_debate_turn_and_roundtable_show_no_prompt_or_schema_text(tmp_path)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(f"{base}/lab/tree/live.ipynb?token={token}")
-        _run_cell(page)
+        dialogs: list[str] = []
+        run_first_cell(
+            page, "live.ipynb", page.locator(".argnb-roundtable button", has_text="Start"), dialogs
+        )
         # 04: the learner argues for the motion, the agent replies (one live rdebater turn)
         t0 = time.monotonic()
         page.locator(".argnb-debate button", has_text="Start").click()
