@@ -115,6 +115,7 @@ class RoomWidget(Working):
         self._closed = False
         self._watching = False
         self._moving = False  # a move is on its way to the server
+        self._from_room = False  # the line shown is the room's own error (it clears itself)
         self._last_beat = 0.0
         self.rank_boxes: dict[str, Any] = {}
         self.critique_box: Any = None
@@ -400,8 +401,9 @@ class RoomWidget(Working):
             f"</b> · {esc(s['topic'])}</div>"
         )
         self.status.value = self._status_html(s)
-        if s.get("error"):
-            self._fail(s["error"])
+        if s.get("error") or self._from_room:  # the room's own trouble, shown while it lasts
+            self._fail(s.get("error", ""))
+            self._from_room = bool(s.get("error"))
         self.feedback.session = s["code"]
         self._controls()
         self._draw_closing(tr, s)
@@ -434,8 +436,7 @@ class RoomWidget(Working):
         if len(text) > TEXT_CHARS:
             self._fail(f"That is {len(text)} characters; a turn holds at most {TEXT_CHARS}.")
             return
-        self.input.value = ""
-        self._move("say", text)
+        self._move("say", text, done=lambda: setattr(self.input, "value", ""))
 
     def ranking(self) -> list[str]:
         """The ballot the rank boxes make, best first; each statement needs its own rank."""
@@ -469,8 +470,9 @@ class RoomWidget(Working):
             return
         self._move("critique", text)
 
-    def _move(self, move: str, *args: Any) -> None:
-        """One move on the mover thread; the poll shows what it changed."""
+    def _move(self, move: str, *args: Any, done: Callable[[], None] | None = None) -> None:
+        """One move on the mover thread; the poll shows what it changed. ``done``: after it
+        succeeded (a refused turn keeps its text in the box)."""
         if self.client is None or self._moving or not self.state:
             return
         self._fail("")
@@ -479,7 +481,9 @@ class RoomWidget(Working):
             b.disabled = True
         self.input.disabled = True
         self._moving = True
-        self.mover.start(lambda: call(*args), on_error=self._fail, on_done=self._moved)
+        self.mover.start(
+            lambda: call(*args), on_error=self._fail, on_success=done, on_done=self._moved
+        )
 
     # -- drawing -----------------------------------------------------------------------------
     def _fail(self, exc: BaseException | str) -> None:
@@ -590,6 +594,7 @@ class RoomWidget(Working):
             outcome is not None,
             rev is not None,
             len(s.get("candidates") or {}),
+            () if mine else tuple(s.get("waiting_for", [])),  # a learner's own choices stay
         )
         if key == self._closing_key:
             return

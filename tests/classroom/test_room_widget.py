@@ -70,10 +70,16 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
         until(lambda: ana.state.get("code"), "ana's room opened")
         code = ana.state["code"]
         assert code in ana.code.value and ana.state["seated"] == ["ana"]
+        stable = {f"argnb-room{x}" for x in ("", "-code", "-status", "-error", "-dialogue")}
+        stable |= {f"argnb-room-{x}" for x in ("input", "send", "pass", "hand", "lower", "ready")}
+        stable |= {f"argnb-room-{x}" for x in ("leave", "analysis", "map", "flags", "closing")}
+        stable |= {f"argnb-room-{x}" for x in ("feedback", "topic", "open", "code-input", "join")}
+        assert stable <= classes(ana.widget)  # the browser test's handles (the class docstring)
         bo = widget(url, "t-bo", code=code.lower())  # joins at once, the code as typed
         until(lambda: bo.state.get("seated") == ["ana", "bo"], "bo seated")
         said_by = {"ana": "ana wants rules written with the class.", "bo": EVIL}
         spoke: set[str] = set()
+        hand_shown = False
         end = time.monotonic() + 60
         while ana.state.get("phase") == "discussion":
             assert time.monotonic() < end, "the discussion did not end"
@@ -93,13 +99,22 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
                 before = len(other.transcript.turns)
                 other.send("not my turn")  # does nothing: no move is sent
                 assert not other.mover.busy and len(other.transcript.turns) == before
+                if not hand_shown:  # a hand raised and lowered through the buttons
+                    hand_shown = True
+                    other.buttons["hand"].click()
+                    until(lambda o=other: o.you in o.state["hands"], "the hand shows")
+                    until(lambda o=other: not o.buttons["lower"].disabled, "lower is on")
+                    other.buttons["lower"].click()
+                    until(lambda o=other: o.you not in o.state["hands"], "the hand is down")
+                    if not me.my_turn:
+                        break
                 text = said_by[me.you]
                 me.input.value = text
-                me.send()
+                me.buttons["send"].click()
                 until(lambda m=me, t=text: said(m, t), f"{me.you}'s turn recorded")
                 spoke.add(me.you)
             time.sleep(0.02)
-        assert spoke == {"ana", "bo"}
+        assert spoke == {"ana", "bo"} and hand_shown
         # a rejoin (the cell run again, the same learner) reads the whole transcript so far
         again = widget(url, "t-ana", code=code)
         until(lambda: again.state.get("next", -1) >= bo.state["next"], "rejoined")
@@ -129,7 +144,8 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
         ana.submit_rank()
         for i, k in enumerate(cands, start=1):
             bo.rank_boxes[k].value = i
-        bo.submit_rank()
+        submit = [b for b in bo.closing.children if "argnb-room-submit-rank" in b._dom_classes]
+        submit[0].click()
         until(lambda: record.outcome(ana.transcript) is not None, "the count")
         ballots = record.ballots(ana.transcript)
         assert ballots == {"ana": mine, "bo": cands}  # the ballots are the widgets' rankings
