@@ -325,7 +325,6 @@ class RoomWidget(Working):
 
     def _enter(self, call: Callable[[], dict[str, Any]]) -> None:
         self._stop.set()  # a poll of another room ends (it returns within the server's wait)
-        self.worker.wait(0)
 
         def run() -> None:
             s = call()

@@ -160,6 +160,9 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
         until(lambda: "argnb-room-statement" in classes(ana.closing), "the group's statement")
         assert ana.feedback_box.selected_index == 0 and ana.feedback.session == code
         assert all(b.disabled for b in ana.buttons.values()) and ana.input.disabled
+        # what a saved copy keeps, and the notice for a kernel that is gone
+        assert f"Room {code}" in ana.note.result_html and "group statement" in ana.note.result_html
+        assert "room&#x27;s code to rejoin" in ana.gone.value and "<img" not in ana.note.result_html
         # hostile text from a seat, and the opener's topic, inert in every panel of both widgets
         for w in (ana, bo):
             page = "".join(htmls(w.widget))
