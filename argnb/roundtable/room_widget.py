@@ -35,6 +35,7 @@ OFF_HUB = (
     "Rooms run on a class hub: open this notebook from your class's JupyterHub (it tells argnb "
     "where the class server is), then run this cell again."
 )
+NO_ANALYSIS = "<div style='color:#999'>No analysis yet: the analyzer runs every few turns.</div>"
 #: seconds between two polls after the server could not be reached (doubling up to the second)
 RETRY_S = (2.0, 30.0)
 #: the longest text a learner's turn or critique may hold (the room's own bound)
@@ -216,10 +217,11 @@ class RoomWidget(Working):
         for k in ("hand", "lower", "ready", "leave"):
             self.buttons[k].on_click(lambda _, k=k: self._move(k))
         side = w.VBox([self.buttons[k] for k in ("send", "pass")], layout=w.Layout(flex="0 0 auto"))
+        self.text_row = w.HBox([self.input, side])  # shown in the discussion only
         self.input_area = w.VBox(
             [
                 self.turn_banner,
-                w.HBox([self.input, side]),
+                self.text_row,
                 w.HBox([self.buttons[k] for k in ("hand", "lower", "ready", "leave")]),
             ]
         )
@@ -230,9 +232,7 @@ class RoomWidget(Working):
         )
 
         # -- the analyzer's panel ---------------------------------------------------------------
-        self.analysis = box(
-            w.HTML("<div style='color:#999'>No analysis yet.</div>"), "argnb-room-analysis"
-        )
+        self.analysis = box(w.HTML(NO_ANALYSIS), "argnb-room-analysis")
         self.map_view = box(
             w.HTML(layout=w.Layout(flex="0 0 auto", width="auto")), "argnb-room-map"
         )
@@ -380,7 +380,8 @@ class RoomWidget(Working):
             meta = s.get("meta") or {"topic": s["topic"], "room": True}
             tr = self.transcript = Transcript(kind="roundtable", title=s["topic"], meta=meta)
             self.dialogue.children = ()
-            self.analysis.value = self.map_view.value = self.flags.value = ""
+            self.analysis.value = NO_ANALYSIS
+            self.map_view.value = self.flags.value = ""
             self._closing_key = None
         fresh = [Turn.model_validate(t) for t in s.get("turns", [])]
         if fresh and s.get("since") == len(tr.turns):  # else a gap: the next poll fills it
@@ -521,6 +522,8 @@ class RoomWidget(Working):
                 else ""
             )
             self.input_area.layout.display = "" if self.seated or not s else "none"
+            closing = s.get("phase") in ("ranking", "critique", "ended")
+            self.text_row.layout.display = "none" if closing else ""
 
     @staticmethod
     def _deadline(s: dict[str, Any]) -> str:
