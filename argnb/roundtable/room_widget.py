@@ -24,6 +24,7 @@ from typing import Any
 from argnb.errors import ArgnbError, RoomRefused
 from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Flag
+from argnb.roundtable.session import HUMAN_CHARS
 from argnb.roundtable.views import analysis_html, analysis_stopped_html, outcome_html, turn_html
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
@@ -38,8 +39,6 @@ OFF_HUB = (
 NO_ANALYSIS = "<div style='color:#999'>No analysis yet: the analyzer runs every few turns.</div>"
 #: seconds between two polls after the server could not be reached (doubling up to the second)
 RETRY_S = (2.0, 30.0)
-#: the longest text a learner's turn or critique may hold (the room's own bound)
-TEXT_CHARS = 2000
 
 
 def error_line(exc: BaseException) -> str:
@@ -80,9 +79,9 @@ class RoomWidget(Working):
     ``argnb-room-hand``, ``argnb-room-lower``, ``argnb-room-ready``, ``argnb-room-leave`` the
     moves; ``argnb-room-analysis``, ``argnb-room-map``, ``argnb-room-flags`` the side panel;
     ``argnb-room-closing`` the closing, with ``argnb-room-candidates``, ``argnb-room-rank`` (one
-    rank per candidate), ``argnb-room-submit-rank``, ``argnb-room-outcome``,
-    ``argnb-room-critique``, ``argnb-room-submit-critique``, ``argnb-room-statement``;
-    ``argnb-room-feedback`` the feedback form.
+    rank per candidate, each also ``argnb-room-rank-S1``, ...), ``argnb-room-submit-rank``,
+    ``argnb-room-outcome``, ``argnb-room-critique``, ``argnb-room-submit-critique``,
+    ``argnb-room-statement``; ``argnb-room-feedback`` the feedback form.
     """
 
     def __init__(
@@ -433,8 +432,8 @@ class RoomWidget(Working):
         if typed and not text.strip():
             self._fail("Write something first, or press Pass.")
             return
-        if len(text) > TEXT_CHARS:
-            self._fail(f"That is {len(text)} characters; a turn holds at most {TEXT_CHARS}.")
+        if len(text) > HUMAN_CHARS:
+            self._fail(f"That is {len(text)} characters; a turn holds at most {HUMAN_CHARS}.")
             return
         self._move("say", text, done=lambda: setattr(self.input, "value", ""))
 
@@ -465,8 +464,8 @@ class RoomWidget(Working):
         if self.critique_box is None and text is None:
             return
         text = self.critique_box.value if text is None else text
-        if len(text) > TEXT_CHARS:
-            self._fail(f"That is {len(text)} characters; a critique holds at most {TEXT_CHARS}.")
+        if len(text) > HUMAN_CHARS:
+            self._fail(f"That is {len(text)} characters; a critique holds at most {HUMAN_CHARS}.")
             return
         self._move("critique", text)
 
