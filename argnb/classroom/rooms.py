@@ -230,6 +230,7 @@ class Host:
         return {
             "code": self.code,
             "topic": r.topic,
+            "meta": tr.meta,  # with the turns, what a learner's export needs: today's format
             "you": user,
             "phase": r.phase,
             "waiting_for": r.waiting_for(),

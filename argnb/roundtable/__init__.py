@@ -39,6 +39,7 @@ _LAZY = {
     "analysis_framework": "argnb.roundtable.analyzer",
     "to_markdown": "argnb.roundtable.views",
     "RoundtableWidget": "argnb.roundtable.widget",
+    "RoomWidget": "argnb.roundtable.room_widget",
     "FeedbackForm": "argnb.roundtable.feedback",
 }
 

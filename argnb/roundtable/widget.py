@@ -87,7 +87,9 @@ def note_text(tr: Transcript) -> str:
     return head
 
 
-def _gone_notice(uid: int, beat: int, saved: str) -> str:
+def _gone_notice(
+    uid: int, beat: int, saved: str, again: str = "Run the cell again to start a new session."
+) -> str:
     """The kernel-gone notice: hidden while heartbeats keep replacing it, shown after a pause."""
     where = f" The session was saved to {esc(saved)}." if saved else ""
     return (
@@ -99,7 +101,7 @@ def _gone_notice(uid: int, beat: int, saved: str) -> str:
         f"<div class='argnb-rt-gone-{uid}'>⚠ No answer from the Python kernel for "
         f"{GONE_AFTER_S} seconds. It may be busy with another cell, or it is gone (restarted, "
         "shut down, or this notebook was reopened): then these panels only show the session as "
-        f"it was.{where} Run the cell again to start a new session.</div><!-- {beat} -->"
+        f"it was.{where} {esc(again)}</div><!-- {beat} -->"
     )
 
 
