@@ -97,6 +97,8 @@ _SCHEMA = re.compile(
     r"""|:\s*['"](?:object|string|array|integer|boolean|null|json)['"]"""
 )
 _SCHEMA_WORDS = set(_SCHEMA_KEYS.split("|")) | {"object", "string", "array", "json", "JSON"}
+_WORDISH = re.compile(r"[^\W_]")  # a letter or digit of any script
+_JSON_DEBRIS = re.compile(r"[{}\[\]]")
 _CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 _SENTENCE_END = (".", "!", "?", "…", '"', "'", ")", "]", "»", "”", "’", ":")
 _PLACEHOLDER = re.compile(r"\$(?:\$|[_a-z][_a-z0-9]*|\{[_a-z][_a-z0-9]*\})", re.IGNORECASE)
@@ -302,9 +304,11 @@ def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
 def _schema(text: str, names: set[str], fields: set[str]) -> Stop | None:
     if m := _SCHEMA.search(text):
         return Stop("schema", m.group())
-    bare = text.strip().strip("'\"")
+    bare = text.strip().strip("'\"").rstrip(":").strip()
     if bare in _SCHEMA_WORDS or bare in fields:  # a whole answer that is one schema word
         return Stop("schema", bare)
+    if not _WORDISH.search(text) and _JSON_DEBRIS.search(text):  # "] {": pieces of JSON
+        return Stop("schema", text.strip()[:20])
     for n in names:
         if re.search(rf"\b{re.escape(n)}\b", text):
             return Stop("schema", n)

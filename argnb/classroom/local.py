@@ -59,8 +59,8 @@ def learner_python(dest: Path) -> Path:
 
     This interpreter may sit under a private home (pyenv in /root); then a virtualenv of the
     system's Python of the same version is made in ``dest``, pointing at this environment's
-    packages and at argnb's source. Raises :class:`ArgnbError` when no such Python exists or
-    the packages themselves are private.
+    packages, at argnb's source and at Jupyter's files (so JupyterLab is served). Raises
+    :class:`ArgnbError` when no such Python exists or the packages themselves are private.
     """
     import site
     import sysconfig
@@ -81,6 +81,13 @@ def learner_python(dest: Path) -> Path:
     subprocess.run([base, "-m", "venv", "--without-pip", str(dest)], check=True)
     lib = dest / "lib" / version / "site-packages"
     (lib / "argnb-class.pth").write_text("".join(f"{p}\n" for p in packages))
+    # Jupyter's files live beside the packages, not in them: the server extensions' switches
+    # (etc/jupyter) and JupyterLab's pages (share/jupyter); without them /lab is a 404
+    for sub in ("etc/jupyter", "share/jupyter"):
+        src = Path(sys.prefix) / sub
+        if src.is_dir():
+            (dest / sub).parent.mkdir(parents=True, exist_ok=True)
+            (dest / sub).symlink_to(src, target_is_directory=True)
     os.chmod(dest, 0o755)
     return dest / "bin" / "python"
 

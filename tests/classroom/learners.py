@@ -78,6 +78,20 @@ class Learner:
             time.sleep(0.5)
         raise AssertionError(f"{self.name}'s server did not start in {timeout:.0f} s")
 
+    def put_notebook(self, path: str, code: str) -> None:
+        """A notebook of one code cell in the learner's home, written by their own server."""
+        import nbformat
+
+        nb = nbformat.v4.new_notebook()
+        nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+        nb.cells = [nbformat.v4.new_code_cell(code.strip())]
+        r = self.client.put(
+            f"{self.hub}/user/{self.name}/api/contents/{path}",
+            headers=self.headers(),
+            json={"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))},
+        )
+        assert r.status_code in (200, 201), r.text
+
     def open_notebook(self, path: str) -> str:
         """A notebook session (so the kernel knows its lesson, as in JupyterLab); its kernel id."""
         r = self.client.post(

@@ -16,6 +16,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -347,3 +348,102 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
     full = re.search(rf"<td[^>]*>{a.name}</td><td[^>]*>(\d+) / (\d+)</td><td[^>]*>(\d+)</td>", html)
     assert full and full.group(1) != "0" and int(full.group(3)) > 0, html  # points and model use
     assert "not graded" in html  # c and d: model use, no grade
+
+
+OPEN_CELL = """
+from argnb.roundtable import RoomWidget
+RoomWidget("Should homework allow AI tools?", turns=6)
+"""
+JOIN_CELL = """
+from argnb.roundtable import RoomWidget
+RoomWidget()
+"""
+
+
+def _lab(browser, hub_url: str, lr: Learner, notebook: str):
+    """A learner's own browser: the hub's login form, then the notebook in their JupyterLab."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    page.goto(f"{hub_url}/hub/login", timeout=90_000)
+    page.fill("input[name=username]", lr.name)
+    page.fill("input[name=password]", lr.password)
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r".*/(hub/home|hub/spawn.*|user/.*)$"), timeout=90_000)
+    page.goto(f"{hub_url}/user/{lr.name}/lab/tree/{notebook}", timeout=90_000)
+    return page
+
+
+def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
+    """Two learners' JupyterLab pages on the hub, one room: one opens it, the other joins by its
+    code; each sees the other's turn, the shared analyzer and map, and the ranking step, and
+    ranks through the widget; the count names both."""
+    pytest.importorskip("playwright")
+    from playwright.sync_api import sync_playwright
+
+    from tests.roundtable.browser import CHROMIUM, run_first_cell
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    hub, _, learners, _ = classroom
+    a, b = learners[0], learners[1]
+    a.put_notebook("room.ipynb", OPEN_CELL)
+    b.put_notebook("room.ipynb", JOIN_CELL)
+    words = {a.name: "Explanations from AI help me, copied answers do not", b.name:
+             "A class rule beats a ban: we say when AI may help"}  # fmt: skip
+    dialogs: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        pages = {lr.name: _lab(browser, hub.url, lr, "room.ipynb") for lr in (a, b)}
+        for page in pages.values():
+            run_first_cell(page, "room.ipynb", page.locator(".argnb-room-join"), dialogs)
+        pa, pb = pages[a.name], pages[b.name]
+        pa.locator(".argnb-room-open").click()
+        code_box = pa.locator(".argnb-room-code", has_text=re.compile(r"[A-Z0-9]{6}"))
+        code_box.wait_for(timeout=60_000)
+        code = re.search(r"\b[A-Z0-9]{6}\b", code_box.inner_text()).group()  # type: ignore[union-attr]
+        pb.locator(".argnb-room-code-input input").fill(code)
+        pb.locator(".argnb-room-join").click()
+        # the discussion: whoever holds the floor types and sends, until the closing's ranking
+        said = {a.name: 0, b.name: 0}
+        end = time.monotonic() + 600
+        while not all(p.locator(".argnb-room-rank").count() for p in pages.values()):
+            assert time.monotonic() < end, "no ranking step within 10 min: " + pa.locator(
+                ".argnb-room-status").inner_text()  # fmt: skip
+            for name, page in pages.items():
+                box = page.locator(".argnb-room-input textarea")
+                if box.count() and box.is_enabled():
+                    said[name] += 1
+                    box.fill(f"{words[name]} ({said[name]}).")
+                    page.locator(".argnb-room-send").click()
+                    page.wait_for_timeout(500)
+            pa.wait_for_timeout(1000)
+        assert said[a.name] and said[b.name], (
+            said,
+            pa.locator(".argnb-room-dialogue").inner_text(),
+        )
+        # each sees the other's words in the shared transcript
+        for me, other in ((a, b), (b, a)):
+            shown = pages[me.name].locator(".argnb-room-dialogue").inner_text()
+            assert words[other.name] in shown and other.name in shown, (me.name, shown[-2000:])
+        # the shared analyzer: the same panel on both pages (a map, or why there is none)
+        panels = [p.locator(".argnb-room-analysis").inner_text() for p in pages.values()]
+        assert panels[0] == panels[1] and panels[0].strip(), panels
+        maps = [p.locator(".argnb-room-map").inner_html() for p in pages.values()]
+        assert maps[0] == maps[1], "the two seats see different maps"
+        # the ranking step, on both pages: each ranks through the widget, a reversed, b in order
+        for name, page in pages.items():
+            ranks = page.locator(".argnb-room-rank select")
+            n = ranks.count()
+            assert n >= 2, f"{name}: {n} candidates to rank"
+            order = list(range(1, n + 1))
+            for i, r in enumerate(order[::-1] if name == a.name else order):
+                ranks.nth(i).select_option(label=str(r))
+            page.locator(".argnb-room-submit-rank").click()
+        for page in pages.values():
+            outcome = page.locator(".argnb-room-outcome", has_text="Schulze")
+            outcome.wait_for(timeout=300_000)
+            text = outcome.inner_text()
+            assert a.name in text and b.name in text, text
+            page.screenshot(path=str(Path(hub.workdir) / f"room-{code}.png"))
+        browser.close()
+    assert dialogs == [], dialogs

@@ -200,6 +200,21 @@ def test_an_answer_that_is_one_schema_word_is_stopped():
     assert inspect(Agenda(scope="fair", criteria=["cost", "type of task"]), Gate(), Agenda) == []
 
 
+def test_pieces_of_json_and_a_schema_key_with_its_colon_are_stopped():
+    """Seen on the hub: the embedded model drafted a room's candidate statements as "] {" and
+    "items:", and the learners were asked to rank them."""
+
+    class Statements(Answer):
+        statements: list[str]
+
+    for junk in (["] {", "Cars should go."], ["items:", "Cars should go."], ['"}]', "A b c."]):
+        assert [s.rule for s in inspect(Statements(statements=junk), Gate(), Statements)] == [
+            "schema"
+        ], junk
+    fine = ["Cars should go [mostly].", "Ten: 10 — fine!", "Ça va."]
+    assert inspect(Statements(statements=fine), Gate(), Statements) == []
+
+
 def test_naming_the_motion_as_the_task_does_is_a_quote_not_an_echo():
     motion = "Cities should ban private cars from their centres"
     msgs = [

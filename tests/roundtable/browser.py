@@ -178,25 +178,45 @@ def lab_dialogs(page, seen: list[str]) -> None:
 
 
 def run_first_cell(page, path: str, ready, dialogs: list[str], attempts: int = 6) -> None:
-    """Run the notebook's first cell through JupyterLab's own command (no click into the
-    editor, which a dialog can cover) and wait for ``ready`` (a locator of what the cell
-    shows); a run sent while the kernel is still connecting can get lost, so it is sent again."""
-    page.wait_for_function(
-        "path => {" + _PANEL + "return !!panel && panel.context.isReady"
-        " && panel.sessionContext.kernelDisplayStatus === 'idle'; }",
-        arg=path,
-        timeout=120_000,
-    )
+    """Run the notebook's first cell and wait for ``ready`` (a locator of what the cell shows).
+
+    With JupyterLab's app object in the page (``expose_app_in_browser``), through its own
+    command: no click into the editor, which a dialog can cover. Without it (a hub user's
+    server), as a learner does: the cell, then Ctrl+Enter, each JupyterLab dialog answered and
+    named first. A run sent while the kernel is still connecting can get lost: sent again."""
+    try:
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        app = bool(page.evaluate("() => !!window.jupyterapp"))
+        if app:
+            page.wait_for_function(
+                "path => {" + _PANEL + "return !!panel && panel.context.isReady"
+                " && panel.sessionContext.kernelDisplayStatus === 'idle'; }",
+                arg=path,
+                timeout=120_000,
+            )
+        else:
+            page.wait_for_selector("text=Kernel status: Idle", state="attached", timeout=120_000)
+    except Exception as e:
+        lab_dialogs(page, dialogs)
+        shown = " ".join(page.locator("body").inner_text().split())[:400]
+        raise AssertionError(
+            f"{path} never opened with an idle kernel at {page.url} (JupyterLab's dialogs: "
+            f"{dialogs}; the page shows: {shown!r})"
+        ) from e
     for _ in range(attempts):
         lab_dialogs(page, dialogs)
-        page.evaluate(
-            "path => {"
-            + _PANEL
-            + """app.shell.activateById(panel.id);
+        if app:
+            page.evaluate(
+                "path => {"
+                + _PANEL
+                + """app.shell.activateById(panel.id);
 panel.content.activeCellIndex = 0;
 return app.commands.execute('notebook:run-cell');}""",
-            path,
-        )
+                path,
+            )
+        else:
+            page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+            page.keyboard.press("Control+Enter")
         try:
             ready.wait_for(timeout=40_000)
             return
