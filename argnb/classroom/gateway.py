@@ -50,6 +50,7 @@ class Settings:
     timeout: float = 600.0
     rooms_dir: str = ""  # where rooms are kept ("": beside a SQLite usage database)
     answer_s: float = 120.0  # a learner at a room who does not move within this is passed over
+    room_fallacy: bool = False  # each learner's and deliberator's turn in a room fallacy-checked
 
     def room_dir(self) -> Path:
         """Where the rooms' transcripts are kept: ``rooms_dir``, else beside the usage db."""
@@ -78,6 +79,7 @@ class Settings:
             max_tokens=int(env.get("ARGNB_GATEWAY_MAX_TOKENS") or 2048),
             rooms_dir=env.get("ARGNB_GATEWAY_ROOMS") or "",
             answer_s=float(env.get("ARGNB_GATEWAY_ANSWER_S") or 120.0),
+            room_fallacy=env.get("ARGNB_GATEWAY_ROOM_FALLACY", "") == "1",
         )
 
 

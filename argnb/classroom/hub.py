@@ -49,6 +49,7 @@ def configure(
     python: str | None = None,
     rooms_dir: str | None = None,
     answer_s: float = 120.0,
+    room_fallacy: bool = False,
 ) -> None:
     """Add the gateway service, its roles and the learners' environment to a hub config ``c``.
 
@@ -56,7 +57,9 @@ def configure(
     Ollama's ``/v1``, or a hosted API with ``api_key``). ``slots`` is how many requests it runs
     at once; ``limits`` holds each learner's ``tokens_per_day``, ``concurrent`` and ``waiting``.
     Rooms (several learners at one roundtable) keep their transcripts in ``rooms_dir`` (default:
-    ``argnb-rooms`` beside a SQLite ``db_url``) and pass over a learner after ``answer_s``.
+    ``argnb-rooms`` beside a SQLite ``db_url``) and pass over a learner after ``answer_s``;
+    ``room_fallacy`` has every turn of a room fallacy-checked (one more model call per turn; the
+    flags show in every seat's panel).
     """
     lim = Limits(**(limits or {}))
     url = f"http://127.0.0.1:{port}"
@@ -70,6 +73,7 @@ def configure(
         "ARGNB_GATEWAY_DB": db,
         "ARGNB_CLASS_NAME": class_name,
         "ARGNB_GATEWAY_ANSWER_S": str(answer_s),
+        "ARGNB_GATEWAY_ROOM_FALLACY": "1" if room_fallacy else "0",
     }
     if rooms_dir:
         env["ARGNB_GATEWAY_ROOMS"] = rooms_dir

@@ -60,7 +60,7 @@ TOPIC_CHARS = 300
 TURNS = (2, 40)  # the fewest and most speaker turns a learner may ask for
 MOVES = ("join", "say", "hand", "lower", "ready", "leave", "rank", "critique")
 #: what a room's seats are built from: ``backends(code)`` gives ``moderator``, ``deliberators``
-#: (two) and ``analyzer``, each an argnb backend
+#: (two) and ``analyzer``, each an argnb backend, and optionally ``fallacy`` (a Baseline)
 Backends = Callable[[str], dict[str, Any]]
 
 
@@ -407,11 +407,17 @@ class QueuedBackend(OpenAIBackend):
 
 
 def upstream_backends(gateway: Gateway) -> Backends:
-    """A room's seats on the class model, each call in the fair queue as ``room:CODE``."""
+    """A room's seats on the class model, each call in the fair queue as ``room:CODE`` (with
+    ``room_fallacy``, a fallacy check too)."""
 
     def make(code: str) -> dict[str, Any]:
         b = QueuedBackend(gateway, f"room:{code}")
-        return {"moderator": b, "deliberators": [b, b], "analyzer": b}
+        seats: dict[str, Any] = {"moderator": b, "deliberators": [b, b], "analyzer": b}
+        if gateway.settings.room_fallacy:  # the zero-shot check: one short call per turn
+            from argnb.fallacy.baselines import Baseline
+
+            seats["fallacy"] = Baseline("zero", b)
+        return seats
 
     return make
 

@@ -42,7 +42,12 @@ def seats(code: str, delay_s: float = 0.0) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def service(
-    tmp_path: Path, *, answer_s: float = 60.0, poll_s: float = 5.0, delay_s: float = 0.0
+    tmp_path: Path,
+    *,
+    answer_s: float = 60.0,
+    poll_s: float = 5.0,
+    delay_s: float = 0.0,
+    backends: Any = None,
 ) -> Iterator[tuple[str, Gateway]]:
     """The gateway (rooms included) on a free port, on an event loop of its own thread; the
     rooms are kept in ``tmp_path / "rooms"``, so a second service on the same path resumes them."""
@@ -60,8 +65,8 @@ def service(
     def serve() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        backends = (lambda code: seats(code, delay_s)) if delay_s else seats
-        gw = Gateway(settings, TokenTable(TOKENS), room_backends=backends, poll_s=poll_s)
+        made = backends or ((lambda code: seats(code, delay_s)) if delay_s else seats)
+        gw = Gateway(settings, TokenTable(TOKENS), room_backends=made, poll_s=poll_s)
         server = HTTPServer(make_app(gw, PREFIX))
         socks = bind_sockets(0, "127.0.0.1")
         server.add_sockets(socks)
@@ -71,7 +76,7 @@ def service(
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    ready.wait(10)
+    ready.wait(60)  # a loaded machine starts it slowly
     loop = box["loop"]
     try:
         yield f"http://127.0.0.1:{box['port']}{PREFIX}v1", box["gw"]
@@ -354,3 +359,59 @@ def test_a_model_server_that_fails_shows_in_the_state_and_the_room_waits(tmp_pat
         assert s["error"].startswith("the room could not go on: the analyzer's server is gone")
         assert s["phase"] == "discussion" and not s["ended"]
         assert gw.rooms.hosts[code].task is not None and not gw.rooms.hosts[code].task.done()
+
+
+def test_with_the_fallacy_check_on_every_turn_is_flagged_for_every_seat(tmp_path):
+    """``hub.configure(room_fallacy=True)``: the service checks each turn (one more call) and the
+    flags are in the room's turns, so every seat's widget shows them."""
+    from argnb.classroom.gateway import Settings
+    from argnb.classroom.rooms import upstream_backends
+    from argnb.fallacy.baselines import Baseline
+    from argnb.llm.scripted import ScriptedBackend
+
+    env = {"ARGNB_GATEWAY_UPSTREAM": "http://127.0.0.1:9/v1", "ARGNB_GATEWAY_MODEL": "m"}
+    assert not Settings.from_env(env).room_fallacy
+    on = Settings.from_env({**env, "ARGNB_GATEWAY_ROOM_FALLACY": "1"})
+    assert on.room_fallacy
+    gw = type("G", (), {"settings": on})()
+    assert isinstance(upstream_backends(gw)("ABCDEF")["fallacy"], Baseline)  # type: ignore[arg-type]
+
+    def verdict(req) -> dict:
+        return {"label": int("because I say so" in req.prompt)}
+
+    def with_check(code: str) -> dict[str, Any]:
+        return {**seats(code), "fallacy": Baseline("zero", ScriptedBackend(verdict))}
+
+    with service(tmp_path, backends=with_check) as (url, _):
+        ana, bo = client(url, "t-ana"), client(url, "t-bo")
+        code = ana.open("Phones in class?", turns=4)["code"]
+        bo.join(code)
+        end = time.monotonic() + 60
+        s = ana.state(wait=False)
+        while s["phase"] == "discussion" and not s["ended"]:
+            assert time.monotonic() < end, s
+            for name in s["waiting_for"]:
+                {"ana": ana, "bo": bo}[name].say(f"Phones are fine because I say so ({name}).")
+            s = ana.state(wait=False)
+            time.sleep(0.02)
+        turns = ana.state(0, wait=False)["turns"]
+        # a third learner's widget, watching: the flags are in its panel
+        from argnb.roundtable.room_widget import RoomWidget
+
+        w = RoomWidget(code=code, watch=True, settings=ClassSettings("c", url, "m", "t-cy"))
+        try:
+            end = time.monotonic() + 30
+            while "weak reasoning" not in w.flags.value:
+                assert time.monotonic() < end, w.flags.value
+                time.sleep(0.05)
+            assert "flags ana&#x27;s contribution" in w.flags.value
+        finally:
+            w.close()
+    flags = [t for t in turns if t["role"] == "fallacy check"]
+    spoken = [t for t in turns if t["role"] in ("human", "deliberator") and t["text"]]
+    assert len(flags) == len(spoken) >= 3
+    by_target = {f["payload"]["target"]: f["payload"]["label"] for f in flags}
+    for i, t in enumerate(turns):
+        if t in spoken:
+            assert by_target[i] == int("because I say so" in t["text"]), t
+    assert 1 in by_target.values() and 0 in by_target.values()
