@@ -98,7 +98,7 @@ class RoomWidget(Working):
         import ipywidgets as w
 
         from argnb.llm.classserver import class_settings
-        from argnb.roundtable.widget import _gone_notice, _ids
+        from argnb.roundtable.widget import _gone_notice, _ids, dialogue_box
         from argnb.widgets.static import StaticNote, live_box
 
         self.uid = next(_ids)
@@ -175,19 +175,7 @@ class RoomWidget(Working):
         self.status = box(w.HTML(), "argnb-room-status")
 
         # -- the dialogue and the moves ---------------------------------------------------------
-        self.dialogue = box(
-            w.Box(
-                layout=w.Layout(
-                    display="flex",
-                    flex_flow="column-reverse",
-                    overflow="auto",
-                    height="420px",
-                    border="1px solid #ddd",
-                    padding="4px 8px",
-                )
-            ),
-            "argnb-room-dialogue",
-        )
+        self.dialogue = box(dialogue_box("420px"), "argnb-room-dialogue")
         self.turn_banner = w.HTML()
         self.input = box(
             w.Textarea(

@@ -105,6 +105,23 @@ def _gone_notice(
     )
 
 
+def dialogue_box(height: str) -> Any:
+    """The messages' panel: newest first in a column-reverse box, so the view stays scrolled to
+    the newest (the one-learner widget and the room widget)."""
+    import ipywidgets as w
+
+    return w.Box(
+        layout=w.Layout(
+            display="flex",
+            flex_flow="column-reverse",
+            overflow="auto",
+            height=height,
+            border="1px solid #ddd",
+            padding="4px 8px",
+        )
+    )
+
+
 class RoundtableWidget(Working):
     """``RoundtableWidget(backend=...)`` or ``RoundtableWidget(session=Session(...))``.
 
@@ -191,17 +208,7 @@ class RoundtableWidget(Working):
         )
 
         # -- dialogue panel + input area ----------------------------------------------------
-        # newest message first in a column-reverse box: the view stays scrolled to the newest
-        self.dialogue = w.Box(
-            layout=w.Layout(
-                display="flex",
-                flex_flow="column-reverse",
-                overflow="auto",
-                height="440px",
-                border="1px solid #ddd",
-                padding="4px 8px",
-            )
-        )
+        self.dialogue = dialogue_box("440px")
         self.dialogue.add_class("argnb-rt-dialogue")
         self.turn_banner = w.HTML()
         self.input = w.Textarea(
