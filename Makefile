@@ -1,13 +1,13 @@
 # Two commands for a fresh machine (see README.md):
 #   make lab    set everything up, then open the notebooks in JupyterLab (embedded model, offline)
-#   make test   set everything up, then run lint + the whole test suite + the notebooks (what CI runs)
+#   make test   set everything up, then run lint + the test suite + the notebooks (what CI runs)
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 # llama-cpp-python builds from source: portable CPU flags so a cached wheel runs on any x86-64
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: lab test test-fast lint format release bench site clean
+.PHONY: lab test test-all record test-fast lint format release bench site clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,12 +31,27 @@ endif
 # The tests and nbval's notebooks in one run on both cores (pytest-xdist, scheduled by
 # tests/conftest.py): a file is one unit of work on one worker (module and session fixtures run
 # once; an nbval notebook's cells share one kernel), each browser-suite notebook too, and the
-# slowest units start first.
+# slowest units start first. tests/reap.py runs pytest so that nothing it started outlives it
+# (Ctrl-C or SIGTERM included). The lessons replay the embedded model's recorded answers
+# (tests/recording.py); tests marked `full` run only in `make test-all` (docs/testing.md).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+RUN_TESTS := $(BIN)/python -m tests.reap $(BIN)/pytest -p no:cacheprovider $(XDIST)
+NBVAL := --nbval-lax --nbval-current-env notebooks $(wildcard exercises/*/solutions)
+LIVE_ANSWERS := build/lessons-live.jsonl
 test: $(VENV)/.installed lint
-	$(BIN)/pytest -m "" -p no:cacheprovider $(XDIST) --durations=25 tests \
-	  --nbval-lax --nbval-current-env notebooks $(wildcard exercises/*/solutions)
+	$(RUN_TESTS) -m "not full" --durations=25 tests $(NBVAL)
+
+# everything, every lesson's model call live; then the live answers diffed against the recording
+test-all: $(VENV)/.installed lint
+	mkdir -p build
+	ARGNB_TEST_REPLAY=0 ARGNB_TEST_RECORD=$(LIVE_ANSWERS) $(RUN_TESTS) -m "" --durations=25 tests $(NBVAL)
+	$(BIN)/python -m tests.recording diff tests/recordings/lessons.jsonl $(LIVE_ANSWERS)
+
+# the lessons' answers again, live, into tests/recordings/lessons.jsonl (after a prompt changed)
+record: $(VENV)/.installed
+	ARGNB_TEST_REPLAY=0 ARGNB_TEST_RECORD=tests/recordings/lessons.jsonl $(RUN_TESTS) -m "" \
+	  tests/browser/test_notebooks.py tests/site $(NBVAL)
 
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -p no:cacheprovider $(XDIST)

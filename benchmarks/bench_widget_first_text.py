@@ -3,8 +3,8 @@
 python benchmarks/bench_widget_first_text.py      (no target yet: it shows what a learner waits)
 
 Runs the browser suite's tests for notebooks 04 and 05 (``tests/browser``: JupyterLab in headless
-Chromium, the notebooks on the embedded model with a fresh response cache) with
-``ARGNB_BENCH_OUT`` set; they time, in the page, from the click on Send in 04's debate widget
+Chromium, the notebooks on the embedded model with a fresh response cache: every answer live,
+not ``make test``'s recorded ones) with ``ARGNB_BENCH_OUT`` set; they time, in the page, from the click on Send in 04's debate widget
 (the rdebater agent) and on Start in 05's live roundtable widget to the first text of the reply
 the page shows (a MutationObserver; ``tests/browser/lab.py: time_first_text``). One run each:
 the whole notebook runs before it (minutes), and what the machine does meanwhile is in the
@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def run() -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="argnb-bench-") as tmp:
         out = Path(tmp) / "first_text.json"
-        env = {**os.environ, "ARGNB_BENCH_OUT": str(out)}
+        # ARGNB_TEST_REPLAY=0: live answers, not the recording make test replays (tests/recording.py)
+        env = {**os.environ, "ARGNB_BENCH_OUT": str(out), "ARGNB_TEST_REPLAY": "0"}
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "-m", "browser", "-p", "no:cacheprovider", "-q",
              "tests/browser", "-k", "04_retrieval or 05_roundtable"],

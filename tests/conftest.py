@@ -81,6 +81,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: the run's response cache (a folder), set by :func:`pytest_configure`
 RUN_CACHE = "ARGNB_TEST_RUN_CACHE"
 _RUN_CACHE_KEY = pytest.StashKey[str]()
+_REPLAYED_KEY = pytest.StashKey[set]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -97,6 +98,33 @@ def pytest_configure(config: pytest.Config) -> None:
     path = tempfile.mkdtemp(prefix="argnb-run-cache-")
     os.environ[RUN_CACHE] = os.environ["ARGNB_CACHE_DIR"] = path
     config.stash[_RUN_CACHE_KEY] = path
+    from tests import recording
+
+    replay = os.environ.get(recording.REPLAY, "1") != "0"
+    config.stash[_REPLAYED_KEY] = (
+        set(recording.read(recording.LESSONS)) if replay else set()
+    )  # the lessons' recorded answers (tests/recording.py), in the run's cache from the start
+    if replay:
+        recording.load(recording.LESSONS, Path(path) / "responses.sqlite")
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """How many of the lessons' model calls the recording answered, and how many ran live."""
+    path = config.stash.get(_RUN_CACHE_KEY, None)
+    if not path:
+        return
+    from tests import recording
+
+    rows = recording.rows_of(Path(path) / "responses.sqlite")
+    replayed = config.stash.get(_REPLAYED_KEY, set())
+    live = len(rows.keys() - replayed)
+    line = f"lessons' model answers: {len(replayed)} recorded, {live} asked live"
+    if replayed and live:
+        line += " (not in tests/recordings/lessons.jsonl: `make record` refreshes it)"
+    terminalreporter.write_line(line)
+    if out := os.environ.get(recording.RECORD):
+        recording.write(rows, Path(out))
+        terminalreporter.write_line(f"the run's {len(rows)} lesson answers written to {out}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -38,6 +38,7 @@ from .conftest import screenshots
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.model,
+    pytest.mark.full,  # make test-all only: 6 min of live turns (docs/testing.md)
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed"),
 ]
 pytest.importorskip("playwright")

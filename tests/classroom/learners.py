@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import secrets
 import subprocess
@@ -20,6 +21,9 @@ import httpx
 def add_system_user(name: str) -> str:
     """A real local user with a home only they can open; returns their password."""
     password = secrets.token_urlsafe(12)
+    if ledger := os.environ.get("ARGNB_TEST_USERS"):  # tests/reap.py removes it if we cannot
+        with open(ledger, "a", encoding="utf-8") as f:
+            f.write(name + "\n")
     subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
     subprocess.run(["chmod", "700", f"/home/{name}"], check=True)
     subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)

@@ -20,7 +20,8 @@ from argnb.errors import RoomRefused
 from argnb.llm.classserver import ClassSettings
 from argnb.roundtable.remote import RoomClient
 
-pytestmark = [pytest.mark.server, pytest.mark.model]
+# make test-all only: make test's two-browser room on the hub (test_hub.py) covers a room there
+pytestmark = [pytest.mark.server, pytest.mark.model, pytest.mark.full]
 
 
 @pytest.fixture(scope="module")

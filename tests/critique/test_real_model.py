@@ -11,6 +11,7 @@ from argnb.critique.schemas import GRID
 
 
 @pytest.mark.model
+@pytest.mark.full  # make test-all only (docs/testing.md)
 def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
     data = examples.subset(["det-1", "det-2", "det-3"])
     recs = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)

@@ -44,6 +44,7 @@ def said(turns) -> list[tuple]:
 
 
 @pytest.mark.model
+@pytest.mark.full  # make test-all only (docs/testing.md)
 def test_a_debate_turn_with_prefix_reuse_is_byte_identical_and_reuses_most_of_its_prompt(local):
     warm = LocalBackend(prefix_cache=True, ledger=Ledger())
     cold = LocalBackend(prefix_cache=False, ledger=Ledger())

@@ -12,6 +12,7 @@ from argnb.debate.schemes import LABELS, load_schemes
 
 
 @pytest.mark.model
+@pytest.mark.full  # make test-all only (docs/testing.md)
 def test_annotation_on_the_embedded_model_is_well_formed_and_reproducible(local):
     row = gold_rows()[0]
     a = Annotator(local).annotate(row["text"], topic=row["topic"], stance=row["stance"])

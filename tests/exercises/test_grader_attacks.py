@@ -751,7 +751,10 @@ def test_a_huge_print_is_cut_and_costs_the_runner_little(batch):
     assert batch["marks"]["big_print"]["printed_mb"] == 240  # the kernel printed it all
     (outcome,) = [o for o in batch["grades"].outcomes if o.student == "big_print"]
     assert "cut the rest" in outcome.note and points(batch, "big_print") == 3
-    assert 0 < outcome.runner_mb < 300, outcome.runner_mb  # 240 MB kept would need far more
+    # 240 MB kept would need far more (the text, and its decoded message, on top of the runner's
+    # ~80 MB); under load the runner's peak grows with the output messages ZeroMQ holds for it
+    # until it reads them (329 MB seen at a load of 4-7, under 300 MB on a quiet machine)
+    assert 0 < outcome.runner_mb < 400, outcome.runner_mb
 
 
 def test_names_cannot_break_the_run(batch):
@@ -862,7 +865,7 @@ def _pids(marker: str) -> list[str]:
     return done.stdout.split()
 
 
-@pytest.mark.parametrize("mode", ["bwrap", "none"])
+@pytest.mark.parametrize("mode", ["bwrap", pytest.param("none", marks=pytest.mark.full)])
 def test_a_stopped_grader_leaves_no_process_or_folder(tmp_path, mode, request):
     """Issue 30, attack 7: SIGTERM midway through a ``--jobs 2`` batch ends every kernel and
     process of it and removes its scratch folders, in either sandbox mode."""

@@ -11,7 +11,7 @@ ARG = "My grandfather smoked every day and lived to 97, so smoking cannot be tha
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("method", ["zero", "few", "cot"])
+@pytest.mark.parametrize("method", ["zero", "few", pytest.param("cot", marks=pytest.mark.full)])
 def test_baselines_on_the_embedded_model_are_reproducible(local, method):
     a = Baseline(method, local).run(ARG)
     b = Baseline(method, local).run(ARG)

@@ -170,6 +170,7 @@ def _prompts(n: int = 26) -> list[list[dict]]:
 
 
 @pytest.mark.model
+@pytest.mark.full  # make test-all only (docs/testing.md)
 def test_prefix_cache_gives_byte_identical_outputs_to_cold_runs(local):
     warm = LocalBackend(prefix_cache=True, ledger=Ledger())
     cold = LocalBackend(prefix_cache=False, ledger=Ledger())

@@ -151,6 +151,7 @@ def test_openai_backend_streams_from_real_llama_cpp_server(llama_server, monkeyp
 
 
 @pytest.mark.model
+@pytest.mark.full  # make test-all only (docs/testing.md)
 def test_a_long_string_field_does_not_crash_the_embedded_model():
     """llama.cpp turns maxLength into nested grammar rules and, above ~1,100, crashed the whole
     process (a debate schema with 1,200 did). Run in a child process: a crash fails the test

@@ -31,23 +31,29 @@ def _table(backend, chunks: list[str]) -> Session:
 
 
 @pytest.fixture(scope="module")
-def sessions(local) -> dict:
-    """One short session run twice on the one embedded model: prefix reuse off, then on (both
-    tests read it: the second run is the short session whose machinery is checked)."""
+def warm(local) -> dict:
+    """The short session with prefix reuse on (the default), and its streamed chunks."""
+    from argnb.llm import Ledger, LocalBackend
+
+    backend = LocalBackend(prefix_cache=True, ledger=Ledger())
+    assert backend.llm is local.llm  # one model for the module
+    backend.llm.prefix_store.clear()
+    chunks: list[str] = []
+    return {"on": _table(backend, chunks).run(HUMAN), "chunks": chunks}
+
+
+@pytest.fixture(scope="module")
+def sessions(local, warm) -> dict:
+    """The same session again with prefix reuse off (only the comparison below needs it)."""
     from argnb.llm import Ledger, LocalBackend
 
     cold = LocalBackend(prefix_cache=False, ledger=Ledger())
-    warm = LocalBackend(prefix_cache=True, ledger=Ledger())
-    assert cold.llm is warm.llm is local.llm  # one model: only the cache use differs
-    warm.llm.prefix_store.clear()
-    out: dict = {"chunks": []}
-    out["off"] = _table(cold, []).run(HUMAN)
-    out["on"] = _table(warm, out["chunks"]).run(HUMAN)
-    return out
+    assert cold.llm is local.llm  # one model: only the cache use differs
+    return {**warm, "off": _table(cold, []).run(HUMAN)}
 
 
-def test_a_short_session_on_the_embedded_model(sessions) -> None:
-    s, chunks = sessions["on"], sessions["chunks"]
+def test_a_short_session_on_the_embedded_model(warm) -> None:
+    s, chunks = warm["on"], warm["chunks"]
     tr = s.transcript
     assert len(s.speakers) == 3 and "Ann" in s.speakers
     assert all(a != b for a, b in zip(s.speakers, s.speakers[1:], strict=False))
@@ -74,6 +80,7 @@ def _record(s: Session) -> list[tuple]:
     return out
 
 
+@pytest.mark.full  # make test-all only: a second whole session (docs/testing.md)
 def test_prefix_reuse_gives_a_byte_identical_session_and_reuses_most_prompt_tokens(
     sessions,
 ) -> None:

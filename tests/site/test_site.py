@@ -426,6 +426,7 @@ def _visit(browser, base: str, rels: list[str], *, js: bool, at_once: int = 6) -
 
 @site_mark
 @pytest.mark.browser
+@pytest.mark.full  # make test-all only: the screenshots and the live map still open pages in Chromium
 @pytest.mark.parametrize("js", [True, False], ids=["js-on", "js-off"])
 def test_every_page_in_chromium(site, served, chromium, js):
     problems, maps_seen = [], 0
