@@ -35,6 +35,16 @@ LESSON_HEADER = "X-Argnb-Lesson"
 MAX_BODY = 2_000_000  # bytes of one request: a long transcript fits, a flood does not
 
 
+def capped_tokens(body: dict[str, Any], cap: int) -> int:
+    """What a request may generate: what it asks (``max_tokens``, or the newer
+    ``max_completion_tokens``, which is removed so the model server sees one limit) when that is
+    a whole number from 1 to ``cap``, else ``cap``. Why: llama.cpp reads -1 and 0 as "no limit",
+    so passing them on let a learner's request run unmetered past the class's cap."""
+    asked = [body.pop("max_completion_tokens", None), body.get("max_tokens")]
+    wants = [w for w in asked if isinstance(w, int) and not isinstance(w, bool) and w > 0]
+    return min([*wants, cap])
+
+
 @dataclass
 class Settings:
     """Everything the gateway needs, read from the environment the hub gives the service."""
@@ -266,8 +276,10 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                     404, f"the class server has no model {asked!r}; use {s.model!r}", "argnb_model"
                 )
             body["model"] = s.model
-            want = body.get("max_tokens")
-            body["max_tokens"] = min(want, s.max_tokens) if isinstance(want, int) else s.max_tokens
+            if body.get("n", 1) != 1 or isinstance(body.get("n"), bool):
+                return self.fail(400, "the class server gives one answer per request (n=1)",
+                                 "argnb_request")  # fmt: skip
+            body["max_tokens"] = capped_tokens(body, s.max_tokens)
             lim = gateway.limits(self.user)
             if gateway.store.tokens_today(self.user) >= lim.tokens_per_day:
                 self._record(body, 0, 0, 0.0, "refused", time.time())

@@ -77,6 +77,12 @@ class RoomSettings:
     retry_s: float = 5.0  # after a failed model call, the room tries again after this
 
 
+def is_index(raw: str) -> bool:
+    """A turn index as a client may send it: 1 to 9 ASCII digits (``str.isdigit`` also takes
+    "²" and other Unicode digits, which ``int`` refuses: that was an HTTP 500)."""
+    return raw.isascii() and raw.isdigit() and len(raw) <= 9
+
+
 def _refuse(status: int, message: str, hint: str = "") -> RoomRefused:
     return RoomRefused(message, status=status, hint=hint or None)
 
@@ -478,7 +484,7 @@ def routes(rooms: Rooms, prefix: str, api: type) -> list[tuple[str, type]]:
             try:
                 host = rooms.find(code)
                 raw = self.get_argument("since", "0")
-                if not raw.isdigit() or len(raw) > 9:
+                if not is_index(raw):
                     raise _refuse(400, "since is a turn index: a whole number from 0")
             except RoomRefused as err:
                 return self.refuse(err)
@@ -504,7 +510,7 @@ def routes(rooms: Rooms, prefix: str, api: type) -> list[tuple[str, type]]:
             except RoomRefused as err:
                 return self.refuse(err)
             since = self.get_argument("since", "")  # without it: where the room stands, no turns
-            self.finish(host.state(self.user, int(since) if since.isdigit() else 10**9))
+            self.finish(host.state(self.user, int(since) if is_index(since) else 10**9))
 
     base = url_path_join(prefix, "rooms")
     return [

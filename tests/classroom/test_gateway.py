@@ -321,6 +321,36 @@ def test_unknown_token_model_or_body_is_refused_with_a_readable_error(tmp_path):
     srv.stop()
 
 
+def test_every_request_is_capped_and_asks_for_one_answer(tmp_path):
+    """llama.cpp reads max_tokens -1 or 0 as "no limit": each reaches it as the class's cap."""
+    srv = upstream()
+    with gateway(srv.url + "/v1", tmp_path, max_tokens=64) as (url, _):
+        h = {"Authorization": "Bearer t-ana"}
+        msgs = [{"role": "user", "content": "hi"}]
+        asks = [
+            ({"max_tokens": -1}, 64),
+            ({"max_tokens": 0}, 64),
+            ({"max_tokens": True}, 64),
+            ({"max_tokens": 5000}, 64),
+            ({"max_tokens": "9"}, 64),
+            ({"max_completion_tokens": 10**6}, 64),
+            ({"max_completion_tokens": -1, "max_tokens": 5}, 5),
+            ({"max_tokens": 5}, 5),
+            ({}, 64),
+        ]
+        for extra, cap in asks:
+            r = httpx.post(url + "/chat/completions", json={"messages": msgs, **extra}, headers=h)
+            assert r.status_code == 200, (extra, r.text)
+            sent = srv.requests[-1][1]
+            assert sent["max_tokens"] == cap and "max_completion_tokens" not in sent, extra
+        seen = len(srv.requests)
+        for n in (2, 0, True):
+            r = httpx.post(url + "/chat/completions", json={"messages": msgs, "n": n}, headers=h)
+            assert r.status_code == 400 and "n=1" in r.json()["error"]["message"], n
+        assert len(srv.requests) == seen  # refused at the gateway
+    srv.stop()
+
+
 def test_a_model_server_that_is_gone_or_hangs_gives_one_line_not_a_wait(tmp_path):
     from argnb.classroom.local import free_port
 
