@@ -36,6 +36,17 @@ def restore(value: Any) -> Any:
     return value
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c != 0x0A}
+
+
+def printable(value: Any) -> Any:
+    """Text with every control character but the newline written as ``\\xNN``: a student's
+    exception text may carry ESC or BEL bytes, which recolour or beep the instructor's terminal
+    when a grades CSV is shown there (``cat grades.csv``). One way: the export keeps what was
+    said, visibly, not the bytes."""
+    return value.translate(_CONTROL) if isinstance(value, str) else value
+
+
 def safe_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """Every cell of a row neutralised (for ``csv.DictWriter.writerow``)."""
     return {k: neutralise(v) for k, v in row.items()}

@@ -166,6 +166,20 @@ def test_feedback_page_escapes_student_text():
     assert g.safe_name("../../etc/passwd") == "etc_passwd"
 
 
+def test_grades_csv_shows_control_bytes_of_student_text_as_escapes(tmp_path):
+    """ESC and BEL from a student's exception would recolour or beep the instructor's terminal."""
+    text = "boom \x1b[2J\x1b]0;owned\x07 end\r=1+1"
+    row = g.Row("ana\x1b[31m", "nb.ipynb", "c", 0, 1, False, "failed", text)
+    grades = g.Grades("ex", [g.Outcome("ana\x1b[31m", "nb.ipynb", [row], 1.0, "ok")], 1.0, "none")
+    g.write(grades, tmp_path / "grades.csv")
+    raw = (tmp_path / "grades.csv").read_bytes()
+    assert not any(b in raw for b in (b"\x1b", b"\x07", b"\r=")), raw
+    with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as f:
+        (read,) = list(csv.DictReader(f))
+    assert read["message"] == "boom \\x1b[2J\\x1b]0;owned\\x07 end\\x0d=1+1"
+    assert read["student"] == "ana\\x1b[31m"
+
+
 def test_kernel_env_is_built_from_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
