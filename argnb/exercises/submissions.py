@@ -159,7 +159,11 @@ def unpack(archive: Path, dest: Path) -> tuple[list[str], set[str]]:
                 else:
                     notes.append(f"left out {shown}: not a regular file")
     except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:
-        raise GradingError(f"cannot unpack {shown_name(archive.name)}: {exc}") from None
+        # an OSError names the grader's own folder: the student and the report get the reason only
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        for folder in (str(dest), str(archive.parent)):
+            why = why.replace(folder, "…")
+        raise GradingError(f"cannot unpack {shown_name(archive.name)}: {why}") from None
     return notes, links
 
 

@@ -68,6 +68,20 @@ def test_submissions_refuse_links_unpack_safely_and_escape_names(tmp_path):
     assert len(long) < 64 and long != submissions.page_name("n" * 250)
 
 
+def test_a_refused_archive_says_why_without_the_graders_folders(tmp_path):
+    import zipfile
+
+    from argnb.exercises import submissions
+
+    with zipfile.ZipFile(tmp_path / "ana.zip", "w") as z:  # a file, then a file inside it
+        z.writestr("x.ipynb", "{}")
+        z.writestr("x.ipynb/y", "{}")
+    with pytest.raises(g.GradingError) as err:
+        submissions.unpack(tmp_path / "ana.zip", tmp_path / "grader-work" / "ana")
+    assert str(err.value).startswith("cannot unpack ana.zip: ") and "File exists" in str(err.value)
+    assert str(tmp_path) not in str(err.value) and "grader-work" not in str(err.value)
+
+
 def test_checks_run_after_every_student_cell_and_never_in_the_kernel(toy):
     (solution,) = g.load_solutions(toy / "99_toy").values()
     student = nbformat.v4.new_notebook()
