@@ -32,6 +32,9 @@ from argnb.errors import QueueFull
 log = logging.getLogger("argnb.gateway")
 #: the header argnb's backend sends with the lesson (notebook) a request comes from
 LESSON_HEADER = "X-Argnb-Lesson"
+#: how long the hub's answer about a token is trusted: a token revoked or expired at the hub is
+#: refused here at most this many seconds later (it was 60: a revoked token kept working a minute)
+TOKEN_CACHE_S = 5
 MAX_BODY = 2_000_000  # bytes of one request: a long transcript fits, a flood does not
 
 
@@ -478,7 +481,9 @@ def main() -> None:
     settings = Settings.from_env()
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
     # the one instance the login page's handlers (HubOAuthenticated) use too
-    auth = HubOAuth.instance(api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=60)
+    auth = HubOAuth.instance(
+        api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=TOKEN_CACHE_S
+    )
     gateway = Gateway(settings, auth)
     url = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:8181")
     server = HTTPServer(make_app(gateway, prefix), xheaders=True, max_body_size=MAX_BODY + 1024)

@@ -224,6 +224,23 @@ def test_no_token_a_wrong_token_or_a_token_without_access_is_refused(classroom):
     assert (
         httpx.post(url, json=body, headers={"Authorization": f"Bearer {narrow}"}).status_code == 401
     )
+    # a token revoked, or expired, at the hub is refused within the gateway's cache time
+    from argnb.classroom.gateway import TOKEN_CACHE_S
+    from argnb.classroom.hub import access_scope
+
+    name = learners[2].name
+    made = [
+        hub.api("POST", f"/users/{name}/tokens", json={"scopes": [access_scope()], **extra})
+        for extra in ({}, {"expires_in": 2})
+    ]
+    for t in made:
+        r = httpx.get(hub.gateway + "/models", headers={"Authorization": f"Bearer {t['token']}"})
+        assert r.status_code == 200, r.text
+    hub.api("DELETE", f"/users/{name}/tokens/{made[0]['id']}")
+    time.sleep(TOKEN_CACHE_S + 1.5)
+    for t in made:
+        r = httpx.get(hub.gateway + "/models", headers={"Authorization": f"Bearer {t['token']}"})
+        assert r.status_code in (401, 403), (t.get("expires_at"), r.status_code)
     page = hub.gateway.rsplit("/v1", 1)[0] + "/"
     own = {"Authorization": f"Bearer {learners[0].token}"}
     assert httpx.get(page + "usage.json", headers=own).status_code == 403
