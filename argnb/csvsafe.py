@@ -67,6 +67,15 @@ def safe_frame(df: Any, columns: Iterable[str] | None = None) -> Any:
     return out
 
 
+def printable_frame(df: Any) -> Any:
+    """A copy of a DataFrame whose text cells are :func:`printable` (an export for people)."""
+    out = df.copy()
+    for col in out.columns:
+        if _text_column(out[col]):
+            out[col] = out[col].map(printable)
+    return out
+
+
 def restore_frame(df: Any, columns: Iterable[str] | None = None) -> Any:
     """The inverse of :func:`safe_frame` on a frame read back with ``dtype=str``."""
     out = df.copy()

@@ -87,8 +87,8 @@ _REPLAYED_KEY = pytest.StashKey[set]()
 def pytest_configure(config: pytest.Config) -> None:
     """One response cache for the whole run, never the developer's: nbval's kernels, the browser
     suite's JupyterLab and the website's build execute the same lessons, so each lesson's model
-    calls are made once per run, by whichever runs it first (a fresh machine paid for every
-    lesson three times). Made by the controller before pytest-xdist starts its workers, which
+    calls are made once per run at most (a fresh machine paid for every lesson three times), and
+    none when the recording has them (``tests/recording.py``). Made by the controller before pytest-xdist starts its workers, which
     inherit it with the environment; a test still gets its own cache (``_isolated_user_dirs``).
     Every process (controller and workers) also starts nbval's kernels on Unix sockets
     (:func:`nbval_kernels_on_unix_sockets`)."""
@@ -100,12 +100,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN_CACHE_KEY] = path
     from tests import recording
 
+    # the lessons' recorded answers (tests/recording.py), in the run's cache from the start
     replay = os.environ.get(recording.REPLAY, "1") != "0"
-    config.stash[_REPLAYED_KEY] = (
-        set(recording.read(recording.LESSONS)) if replay else set()
-    )  # the lessons' recorded answers (tests/recording.py), in the run's cache from the start
-    if replay:
-        recording.load(recording.LESSONS, Path(path) / "responses.sqlite")
+    db = Path(path) / "responses.sqlite"
+    config.stash[_REPLAYED_KEY] = recording.load(recording.LESSONS, db) if replay else set()
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:

@@ -59,8 +59,8 @@ def rows_of(db: Path) -> dict[str, str]:
         con.close()
 
 
-def load(path: Path, db: Path) -> int:
-    """Put a recording's rows into the cache file ``db``; returns how many."""
+def load(path: Path, db: Path) -> set[str]:
+    """Put a recording's rows into the cache file ``db``; returns their keys."""
     from argnb.llm.cache import ResponseCache
 
     rows = read(path)
@@ -70,7 +70,7 @@ def load(path: Path, db: Path) -> int:
     with con:
         con.executemany("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", rows.items())
     con.close()
-    return len(rows)
+    return set(rows)
 
 
 def write(rows: dict[str, str], path: Path) -> None:
@@ -78,9 +78,7 @@ def write(rows: dict[str, str], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     for key in sorted(rows):
-        reply = json.loads(rows[key])
-        reply.pop("cached", None)
-        reply.pop("parsed", None)
+        reply = json.loads(rows[key])  # as the cache stores it (no "cached", no "parsed")
         line = json.dumps({"key": key, "reply": reply}, ensure_ascii=False, sort_keys=True)
         lines.append(line)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

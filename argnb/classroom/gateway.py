@@ -279,7 +279,8 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                     404, f"the class server has no model {asked!r}; use {s.model!r}", "argnb_model"
                 )
             body["model"] = s.model
-            if body.get("n", 1) != 1 or isinstance(body.get("n"), bool):
+            n = body.get("n")
+            if n is not None and (n != 1 or isinstance(n, bool)):
                 return self.fail(400, "the class server gives one answer per request (n=1)",
                                  "argnb_request")  # fmt: skip
             body["max_tokens"] = capped_tokens(body, s.max_tokens)

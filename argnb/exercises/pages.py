@@ -73,16 +73,10 @@ def feedback_html(student: str, outcomes: list[Outcome], exercise: str) -> str:
 
 def write(grades: Grades, out: Path, feedback_dir: Path | None = None) -> Path:
     """Write the grades CSV and one feedback page per student; return the feedback folder."""
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
-
-    from argnb.csvsafe import printable, safe_frame
+    from argnb.csvsafe import printable_frame, safe_frame
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    frame = grades.frame()
-    for col in frame.columns:  # student text: no terminal control bytes (argnb.csvsafe)
-        if not (is_numeric_dtype(frame[col]) or is_bool_dtype(frame[col])):
-            frame[col] = frame[col].map(printable)
-    safe_frame(frame).to_csv(out, index=False)
+    safe_frame(printable_frame(grades.frame())).to_csv(out, index=False)
     folder = feedback_dir or out.with_name(out.stem + "_feedback")
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[Outcome]] = {}
