@@ -233,4 +233,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    # every verdict is written and flushed, and the runner waits for this process to end:
+    # skip the teardown of the solution's imports (pandas and the like, ~0.4 s per notebook)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

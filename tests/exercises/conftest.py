@@ -62,11 +62,9 @@ def toy_student(body: str, *, before: str = "", check: str | None = None) -> lis
     return cells
 
 
-@pytest.fixture
-def grounded_exercise(tmp_path: Path) -> Path:
-    """An exercises root holding 02_dialectic with only its ex2_grounded notebook."""
+def grounded_exercise(root: Path) -> Path:
+    """An exercises root at ``root`` holding 02_dialectic with only its ex2_grounded notebook."""
     src = ROOT / "exercises" / "02_dialectic"
-    root = tmp_path / "exercises"
     for part in ("solutions", "student"):
         (root / "02_dialectic" / part).mkdir(parents=True)
         shutil.copy(src / part / "ex2_grounded.ipynb", root / "02_dialectic" / part)

@@ -12,7 +12,7 @@ import pytest
 from argnb.exercises import execute, jail, sandbox
 from argnb.exercises import grade as g
 from argnb.exercises.cli import main
-from tests.exercises.conftest import grounded_submissions, toy_student, write_nb
+from tests.exercises.conftest import grounded_exercise, grounded_submissions, toy_student, write_nb
 
 # -- without a kernel ----------------------------------------------------------------------------
 
@@ -253,21 +253,101 @@ def test_misbehaving_notebooks_cost_only_their_own_points(toy, tmp_path, bwrap):
     assert (toy / "99_toy" / "data" / "x.txt").read_text() == "ok"  # the original is untouched
 
 
-@pytest.mark.notebook
-def test_grading_demo_correct_unsolved_loop_crash(grounded_exercise, tmp_path, capsys, bwrap):
-    """The demo of the issue: four students, one exercise notebook, a 20 s limit."""
-    subs = grounded_submissions(grounded_exercise / "02_dialectic", tmp_path / "subs")
-    out = tmp_path / "grades.csv"
-    code = main(
-        ["grade", str(subs), "--exercise", "02_dialectic", "--root", str(grounded_exercise),
-         "--timeout", "20", "--out", str(out), "--jobs", "2"]
-    )  # fmt: skip
-    printed = capsys.readouterr().out
-    print(printed)  # the table and the wall time, for the record
-    assert code == 0
+#: one-liners against a real exercise (02_dialectic/ex2_grounded): its checks call a check
+#: function and compare with a reference solver; each trick leaves the answers wrong
+REAL_TRICKS = {
+    "redefine_check": "check_grounded = lambda *a, **k: 'right'",
+    "patch_checks_module": "import argnb.exercises.checks.dialectic as c\n"
+    "c.check_grounded = lambda *a, **k: None",
+    "patch_reference": "import argnb.dialectic as d\nd.grounded_extension = lambda a, b: set()",
+    "patch_stdlib": "import random\n"
+    "class R:\n    def __init__(self, seed): pass\n    def randint(self, a, b): return a\n"
+    "    def random(self): return 1.0\n"
+    "random.Random = R",
+    "shadow_builtin": "def set(*a):\n    return grounded_extension(FRAMEWORK_ARGUMENTS, [])",
+    "mutate_data": "FRAMEWORK_DEFEATS.clear()\nFRAMEWORK_ARGUMENTS.clear()",
+}
+
+
+@pytest.fixture(scope="module")
+def grounded_batch(tmp_path_factory):
+    """One run of ``argnb exercises grade`` over ex2_grounded (a 20 s limit, two jobs): the
+    demo of the issue (correct, unsolved, an endless loop, a crash) and the tricks against the
+    exercise's real checks, which share its correct solution (and the loop's 20 s, which would
+    leave the second job idle otherwise)."""
+    import contextlib
+    import io
+
+    from argnb.exercises.sandbox import unavailable
+
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("grounded")
+    root = grounded_exercise(tmp / "exercises")
+    folder = root / "02_dialectic"
+    subs = grounded_submissions(folder, tmp / "subs")
+    solution = nbformat.read(folder / "solutions" / "ex2_grounded.ipynb", as_version=4)
+    student = nbformat.read(folder / "student" / "ex2_grounded.ipynb", as_version=4)
+    assert len(student.cells) == len(solution.cells)
+    for name, trick in REAL_TRICKS.items():
+        nb = nbformat.read(folder / "student" / "ex2_grounded.ipynb", as_version=4)
+        for cell in nb.cells:  # a wrong function: nothing is ever accepted
+            if cell.source.startswith("def grounded_extension"):
+                cell.source = "def grounded_extension(arguments, defeats):\n    return set()"
+        nb.cells.append(nbformat.v4.new_code_cell(trick))
+        (subs / name).mkdir()
+        nbformat.write(nb, subs / name / "ex2_grounded.ipynb")
+    # issue 30, attack 8: delegation -- hand in the library's own function as the answer, and
+    # compute the by-hand answer with the library too
+    delegates = nbformat.read(folder / "solutions" / "ex2_grounded.ipynb", as_version=4)
+    for cell in delegates.cells:
+        if cell.source.startswith("def grounded_extension"):
+            cell.source = "from argnb.dialectic import grounded_extension"
+        elif "### BEGIN SOLUTION" in cell.source and "labels" in cell.source:
+            cell.source = (
+                "from argnb.dialectic import grounded_labelling\n"
+                "labels = grounded_labelling(FRAMEWORK_ARGUMENTS, FRAMEWORK_DEFEATS)\n"
+                "grounded = {a for a, label in labels.items() if label == 'IN'}"
+            )
+    (subs / "delegates").mkdir()
+    nbformat.write(delegates, subs / "delegates" / "ex2_grounded.ipynb")
+    out = tmp / "grades.csv"
+    graded: list[g.Grades] = []  # what the command graded, as well as what it wrote
+    grade = g.grade
+
+    def kept(*args, **kwargs):
+        graded.append(grade(*args, **kwargs))
+        return graded[-1]
+
+    printed = io.StringIO()
+    g.grade = kept  # type: ignore[assignment]
+    try:
+        with contextlib.redirect_stdout(printed):
+            code = main(
+                ["grade", str(subs), "--exercise", "02_dialectic", "--root", str(root),
+                 "--timeout", "20", "--out", str(out), "--jobs", "2"]
+            )  # fmt: skip
+    finally:
+        g.grade = grade  # type: ignore[assignment]
     with out.open() as f:
         rows = list(csv.DictReader(f))
-    got = {(r["student"], r["check"]): (float(r["points"]), r["status"]) for r in rows}
+    return {"code": code, "printed": printed.getvalue(), "rows": rows, "grades": graded[0],
+            "tmp": tmp}  # fmt: skip
+
+
+@pytest.mark.notebook
+def test_grading_demo_correct_unsolved_loop_crash(grounded_batch):
+    """The demo of the issue: four students, one exercise notebook, a 20 s limit."""
+    printed = grounded_batch["printed"]
+    print(printed)  # the table and the wall time, for the record
+    assert grounded_batch["code"] == 0
+    demo = ("correct", "unsolved", "loops", "crashes")
+    got = {
+        (r["student"], r["check"]): (float(r["points"]), r["status"])
+        for r in grounded_batch["rows"]
+        if r["student"] in demo
+    }
     assert got == {
         ("correct", "grounded_by_hand"): (2.0, "passed"),
         ("correct", "grounded_code"): (3.0, "passed"),
@@ -279,8 +359,23 @@ def test_grading_demo_correct_unsolved_loop_crash(grounded_exercise, tmp_path, c
         ("unsolved", "grounded_code"): (0.0, "failed"),
     }
     assert "wall time" in printed and "5/5" in printed
-    feedback = (tmp_path / "grades_feedback" / "loops.html").read_text()
+    feedback = (grounded_batch["tmp"] / "grades_feedback" / "loops.html").read_text()
     assert "20 s limit" in feedback and "grounded_code" in feedback
+
+
+@pytest.mark.notebook
+def test_tricks_against_a_real_check_score_nothing(grounded_batch):
+    grades = grounded_batch["grades"]
+    got = {
+        s: sum(r.points for r in grades.rows if r.student == s)
+        for s in ["correct", "delegates", *REAL_TRICKS]
+    }
+    assert got == {"correct": 5, "delegates": 0, **{name: 0 for name in REAL_TRICKS}}, grades.rows
+    rows = {r.check: r for r in grades.rows if r.student == "delegates"}
+    # the delegation ran and met the stub, and the feedback says why
+    assert "not available in this exercise" in rows["grounded_code"].message
+    (outcome,) = [o for o in grades.outcomes if o.student == "delegates"]
+    assert outcome.status == "ok"
 
 
 def test_bwrap_command_line_isolates_everything():
