@@ -20,7 +20,9 @@ def test_camera_on_the_embedded_model_terminates_with_schema_valid_turns():
     import argnb
 
     backend = argnb.connect("local", cache=False)
-    d = run_dialogue(backend, "camera", max_attacks=1, options=Options(max_tokens=320))
+    # 160 tokens: the model rarely gets an argument through the checks anyway; what is proved
+    # is that the dialogue ends and every turn validates or says why it was rejected
+    d = run_dialogue(backend, "camera", max_attacks=1, options=Options(max_tokens=160))
     assert d.terminated and d.outcome in ("justified", "synthesis", "none")
     assert d.transcript.outcome["model_calls"] <= call_bound(1)
     for t in d.transcript.turns:

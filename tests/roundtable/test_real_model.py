@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from argnb.llm import Options
 from argnb.roundtable import Session
 from argnb.roundtable.payloads import Contribution
 
@@ -14,10 +15,11 @@ pytestmark = pytest.mark.model
 
 HUMAN = ["Phones help me look things up, but they distract my friends."]
 WORDS = 30
+ANALYSIS_TOKENS = 100
 
 
 def _table(backend, chunks: list[str]) -> Session:
-    return Session(
+    s = Session(
         "Should phones be allowed in class?",
         moderator=backend,
         deliberators=[backend, backend],
@@ -28,6 +30,10 @@ def _table(backend, chunks: list[str]) -> Session:
         word_limit=WORDS,
         on_event=lambda e: e.kind == "chunk" and chunks.append(e.text),
     )
+    # the analysis is checked for being tried and recorded (valid or not), not for its content:
+    # a shorter budget than a class's (1,100 tokens) keeps the session to a minute
+    s.analyzer.options = Options(max_tokens=ANALYSIS_TOKENS)  # type: ignore[union-attr]
+    return s
 
 
 @pytest.fixture(scope="module")
