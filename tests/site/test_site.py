@@ -289,6 +289,7 @@ def test_no_page_names_anything_to_load_from_the_network(site):
 def dead_links(out: Path) -> list[str]:
     """Every ``href``/``src`` inside the built tree that names a missing file (or anchor)."""
     bad = []
+    anchors: dict[Path, set[str]] = {}  # a page's ids, read once (lessons are megabytes)
     for p in _pages(out):
         page = p.read_text(encoding="utf-8")
         for url in _HREF.findall(page):
@@ -302,8 +303,10 @@ def dead_links(out: Path) -> list[str]:
             if not target.is_file():
                 bad.append(f"{p.relative_to(out)}: {url}")
             elif anchor and target.suffix == ".html":
-                ids = re.findall(r"\bid=\"([^\"]+)\"", target.read_text(encoding="utf-8"))
-                if anchor not in ids:
+                if target not in anchors:
+                    found = re.findall(r"\bid=\"([^\"]+)\"", target.read_text(encoding="utf-8"))
+                    anchors[target] = set(found)
+                if anchor not in anchors[target]:
                     bad.append(f"{p.relative_to(out)}: {url} (no such anchor)")
     return bad
 
