@@ -120,7 +120,8 @@ def _stop(proc: subprocess.Popen | None) -> None:
 
 
 class ModelServer:
-    """``python -m llama_cpp.server`` with the embedded GGUF: the class model of a local class."""
+    """llama-cpp-python's server (through ``argnb.llm.sampling``) with the embedded GGUF: the class
+    model of a local class."""
 
     def __init__(self, workdir: Path, *, alias: str = "smollm2-135m", n_ctx: int = 4096) -> None:
         self.workdir, self.alias, self.n_ctx = Path(workdir), alias, n_ctx
@@ -135,7 +136,7 @@ class ModelServer:
         if gguf is None:
             raise ArgnbError("the embedded model is not installed", hint="make lab installs it")
         self.log = self.workdir / "model-server.log"
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias",
+        cmd = [sys.executable, "-m", "argnb.llm.sampling", "--model", str(gguf), "--model_alias",
                self.alias, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx",
                str(self.n_ctx), "--seed", "42"]  # fmt: skip
         self.proc = subprocess.Popen(

@@ -144,6 +144,14 @@ def _hooked_class(llama_cpp: Any) -> type:
     class HookedLlama(llama_cpp.Llama):
         request_hook: Any = None
         prefix_store: PrefixStore | None = None
+        fast_grammar: bool = True  # greedy under a grammar: see argnb/llm/sampling.py
+
+        def _init_sampler(self, *args: Any, **kw: Any) -> Any:
+            if not self.fast_grammar:
+                return super()._init_sampler(*args, **kw)
+            from argnb.llm.sampling import choose
+
+            return choose(llama_cpp.Llama._init_sampler, llama_cpp, self, args, kw)
 
         def eval(self, tokens: Sequence[int]) -> None:
             hook = self.request_hook

@@ -82,7 +82,13 @@ def test_sigterm_mid_hub_test_leaves_no_process_and_no_test_user(tmp_path: Path)
         uids = {_uid(p) for p in below} - {None, 0}
         users = {pwd.getpwuid(u).pw_name: u for u in uids}  # type: ignore[arg-type]
         kinds = " | ".join(seen.values())
-        for part in ("jupyterhub", "configurable-http-proxy", "llama_cpp.server", "singleuser"):
+        for part in (
+            "jupyterhub",
+            "configurable-http-proxy",
+            "llama_cpp.server",
+            "argnb.llm.sampling",
+            "singleuser",
+        ):
             assert part in kinds, f"{part} was not running when the run was stopped: {kinds}"
         os.killpg(run.pid, signal.SIGTERM)
         assert run.wait(timeout=180) == 128 + signal.SIGTERM

@@ -11,7 +11,7 @@ from argnb.critique.schemas import GRID
 
 
 @pytest.mark.model
-@pytest.mark.full  # make test-all only (docs/testing.md)
+@pytest.mark.full  # make test-all only (docs/testing.md): three critiques and a repeat
 def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
     data = examples.subset(["det-1", "det-2", "det-3"])
     recs = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)
@@ -27,6 +27,20 @@ def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
 
 
 @pytest.mark.model
+def test_one_critique_through_the_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
+    """make test's real-model check of the module: one critique, zero-shot (~700 prompt tokens),
+    through the batch runner; the rubric judge's ~3,500-token prompt takes a
+    minute on one thread, so it runs in make test-all (below)."""
+    data = examples.subset(["det-1"])
+    (rec,) = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)
+    assert "error" not in rec, rec.get("error")
+    assert rec["ratings"]["overall"] in GRID and rec["reasoning"]
+    assert rec["usage"]["completion_tokens"] > 0 and rec["model"] == "smollm2-135m"
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 1  # saved for a resume
+
+
+@pytest.mark.model
+@pytest.mark.full  # make test-all only: a ~3,500-token prompt, a minute on one thread
 def test_rubric_judge_on_the_embedded_model(local, examples):
     j = Judge(local, "rubric").rate(examples["wager-1"])
     assert j.error is None
