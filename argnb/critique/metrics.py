@@ -520,6 +520,7 @@ def score(
     seed: int = 0,
     recalibrated: bool = False,
     judge_name: str = "judge",
+    references: bool = True,
 ) -> Scores:
     """Score ``predictions`` against the dataset's human ratings with every metric and its CI.
 
@@ -528,6 +529,8 @@ def score(
     many were scored). The mean baseline and the random judge rate the same dimensions as the
     judge, so the custom loss compares like with like. With ``recalibrated=True`` each predicted
     dimension is first mapped onto the human distribution (:func:`recalibrate`).
+    ``references=False`` leaves both references empty (two thirds of the work; a table of many
+    judges shows them once, :func:`score_many`).
     """
     from argnb.critique.data import CritiqueDataset
 
@@ -598,8 +601,8 @@ def score(
     with np.errstate(invalid="ignore"):
         return Scores(
             judge=summarise(t),
-            mean_baseline=summarise(t.with_pred(mean_pred)),
-            random_judge=summarise(t, random_draws=True),
+            mean_baseline=summarise(t.with_pred(mean_pred)) if references else {},
+            random_judge=summarise(t, random_draws=True) if references else {},
             info=info,
         )
 
@@ -628,7 +631,7 @@ def score_many(
     import pandas as pd
 
     rows = []
-    last = None
+    widest: tuple[int, str] | None = None
     for name, preds in judges.items():
         s = score(
             dataset,
@@ -638,15 +641,25 @@ def score_many(
             seed=seed,
             recalibrated=recalibrated,
             judge_name=name,
+            references=False,
         )
         row: dict[str, Any] = {"judge": name, "critiques": s.info["n_critiques"]}
         for m in METRICS:
             row[m] = s.judge[m].value
             row[m + "_ci"] = s.judge[m].ci_text()
         rows.append(row)
-        if last is None or s.info["n_critiques"] > last.info["n_critiques"]:
-            last = s
-    if last is not None:
+        if widest is None or s.info["n_critiques"] > widest[0]:
+            widest = (s.info["n_critiques"], name)
+    if widest is not None:  # the references once, for the judge that covers the most critiques
+        last = score(
+            dataset,
+            judges[widest[1]],
+            human=human,
+            n_boot=n_boot,
+            seed=seed,
+            recalibrated=recalibrated,
+            judge_name=widest[1],
+        )
         for label, group in (
             ("mean baseline", last.mean_baseline),
             ("random judge", last.random_judge),

@@ -141,6 +141,22 @@ class Notebook:
     def open(self, *, kernel_idle: bool = True) -> Notebook:
         token = "argnb-browser-suite"
         self.page.goto(f"{self.lab['url']}/lab/tree/{self.path}?reset&token={token}")
+        return self._opened(kernel_idle)
+
+    def open_in_page(self) -> Notebook:
+        """Open through the JupyterLab already in the page (File > Open does the same): its own
+        panel, context, kernel and widget manager, without booting JupyterLab a second time."""
+        self.page.evaluate(
+            "path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+            self.path,
+        )
+        return self._opened(True)
+
+    def close(self) -> None:
+        """Close the panel without asking to save (a live widget may have changed it again)."""
+        self.page.evaluate("path => {" + _PANEL + "panel.dispose(); }", self.path)
+
+    def _opened(self, kernel_idle: bool) -> Notebook:
         self.page.wait_for_function(  # the page may not have made the app yet
             "path => { if (!window.jupyterapp || !window.jupyterapp.shell) return false;"
             + _PANEL

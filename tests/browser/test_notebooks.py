@@ -463,12 +463,11 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         used = time.monotonic()
         nb.save()
         nb.shutdown_kernel()
-        page.close()
+        nb.close()
         check_export(chromium, lab["course"] / "notebooks" / name, shots, kept)
 
         copy = untrusted_copy(lab["course"], f"notebooks/{name}")
-        page = context.new_page()
-        reopened = Notebook(page, lab, copy).open()
+        reopened = Notebook(page, lab, copy).open_in_page()
         check_untrusted(reopened, name, shots, kept)
         unexpected = [
             e for e in reopened.console_errors if not any(s in e for s in UNTRUSTED_CONSOLE)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 import re
@@ -47,6 +48,7 @@ _TAG = re.compile(
 )
 
 
+@functools.cache  # parsed once for the file's six tests (they only read the trees)
 def _sources() -> dict[str, ast.Module]:
     return {
         p.relative_to(ROOT).as_posix(): ast.parse(p.read_text(encoding="utf-8"))

@@ -47,17 +47,17 @@ def test_fast_and_plain_sampling_give_the_same_bytes(local) -> None:
     llm = local.llm
     was = llm.fast_grammar
     try:
-        for prompt in PROMPTS:
-            for penalty in (1.0, 1.3):  # with a penalty the penalties sampler changes the logits
-                llm.fast_grammar = False
-                plain = _reply(llm, prompt, penalty)
-                assert not isinstance(llm._sampler, GreedyGrammarSampler)
-                llm.fast_grammar = True
-                fast = _reply(llm, prompt, penalty)
-                used = llm._sampler
-                assert isinstance(used, GreedyGrammarSampler) and used.tokens > 10
-                assert used.refused >= 1, "the grammar never refused the best token"
-                assert fast == plain, (prompt, penalty)
+        # without a repeat penalty, and with one (the penalties sampler changes the logits)
+        for prompt, penalty in zip(PROMPTS, (1.0, 1.3), strict=True):
+            llm.fast_grammar = False
+            plain = _reply(llm, prompt, penalty)
+            assert not isinstance(llm._sampler, GreedyGrammarSampler)
+            llm.fast_grammar = True
+            fast = _reply(llm, prompt, penalty)
+            used = llm._sampler
+            assert isinstance(used, GreedyGrammarSampler) and used.tokens > 10
+            assert used.refused >= 1, "the grammar never refused the best token"
+            assert fast == plain, (prompt, penalty)
     finally:
         llm.fast_grammar = was
 
