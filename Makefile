@@ -43,11 +43,16 @@ XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 RUN_TESTS := $(BIN)/python -m tests.reap $(BIN)/pytest -p no:cacheprovider $(XDIST)
 NBVAL := --nbval-lax --nbval-current-env notebooks $(wildcard exercises/*/solutions)
 LIVE_ANSWERS := build/lessons-live.jsonl
+# the package's bytecode, once per run: where PYTHONDONTWRITEBYTECODE is set (CI's containers set
+# it) every kernel, grader run and CLI test would compile argnb again (0.7 s of CPU for all of it)
+COMPILE := $(BIN)/python -m compileall -q argnb tests
 test: $(VENV)/.installed lint
+	$(COMPILE)
 	$(RUN_TESTS) -m "not full" --durations=25 tests $(NBVAL)
 
 # everything, every lesson's model call live; then the live answers diffed against the recording
 test-all: $(VENV)/.installed lint
+	$(COMPILE)
 	mkdir -p build
 	ARGNB_TEST_REPLAY=0 ARGNB_TEST_RECORD=$(LIVE_ANSWERS) $(RUN_TESTS) -m "" --durations=25 tests $(NBVAL)
 	$(BIN)/python -m tests.recording diff tests/recordings/lessons.jsonl $(LIVE_ANSWERS)

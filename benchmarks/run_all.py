@@ -14,6 +14,7 @@ import bench_debate_latency
 import bench_debate_next
 import bench_debate_retrieval
 import bench_debate_reuse
+import bench_grammar_sampling
 import bench_import
 import bench_memory
 import bench_overhead
@@ -34,6 +35,7 @@ if __name__ == "__main__":
     print(table("fallacy protocol", fallacy_protocol.run()))
     print(table("prefix cache, fallacy ensemble (local)", bench_prefix_cache.run()))
     print(table("streaming, time to first chunk (local)", bench_streaming.run()))
+    print(table("greedy decoding under a grammar (local, 1 thread)", bench_grammar_sampling.run()))
     print(table("roundtable protocol (scripted models)", roundtable_session.run()))
     rows, steps = bench_roundtable_prefix.compare()
     print(table("roundtable, 12 turns on the embedded model, prefix reuse off vs on", rows))
