@@ -56,7 +56,8 @@ def test_a_tcp_kernel_whose_port_was_taken_dies_before_kernel_info():
             cache_ports=False,  # else jupyter_client probes new ports and forgets this one
         )
         km.shell_port = taken.getsockname()[1]  # as if another process got there first
-        km.start_kernel(stderr=open(os.devnull, "w"))  # noqa: SIM115 - as nbval starts it
+        null = open(os.devnull, "w")  # noqa: SIM115 - as nbval starts it; closed below
+        km.start_kernel(stderr=null)
         kc = km.client()
         kc.start_channels()
         try:
@@ -65,3 +66,4 @@ def test_a_tcp_kernel_whose_port_was_taken_dies_before_kernel_info():
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+            null.close()  # left open, its ResourceWarning fired in a later test of the worker
