@@ -13,6 +13,7 @@ import json
 import math
 import shutil
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -196,9 +197,12 @@ _INDEX_LOCK = threading.Lock()
 
 def index_for(store: Store, embed_model: str | None = None) -> MemoryIndex:
     """The index of ``store`` for ``embed_model`` (built once per generation, then cached)."""
-    key = (store.path if store.path != ":memory:" else f"mem:{id(store)}", embed_model)
+    key = (store.cache_key, embed_model)
     with _INDEX_LOCK:
         idx = _INDEXES.get(key)
         if idx is None or idx.generation != store.generation:
+            if idx is None and store.path == ":memory:":
+                # a memory store's index dies with it: nothing else can ever ask for it
+                weakref.finalize(store, _INDEXES.pop, key, None)
             idx = _INDEXES[key] = MemoryIndex.build(store, embed_model)
         return idx

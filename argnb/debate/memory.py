@@ -25,6 +25,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -201,6 +202,9 @@ class Store:
 
         self.path = str(path)
         self.readonly = readonly
+        # what caches key on: the file, or for a memory store a name no later store reuses
+        # (id() is handed to the next object once this one is freed)
+        self.cache_key = self.path if self.path != ":memory:" else f"mem:{uuid.uuid4().hex}"
         if self.path != ":memory:" and not readonly:
             p = Path(self.path)
             if p.is_dir():

@@ -129,6 +129,22 @@ def test_the_bm25_index_is_cached_on_disk_until_the_memory_changes(tmp_path, mon
         index_for(s)
 
 
+def test_a_new_memory_store_never_gets_the_index_of_a_dead_one():
+    # CPython hands a freed object's address to the next one: keyed by id(), a new
+    # in-memory store at the same generation got the dead store's index (a flake in CI)
+    for i in range(30):
+        old = Store()
+        old.add([rec("old", i, "pro", "Bicycles are quiet.")])
+        index_for(old)
+        del old
+        new = Store()
+        new.add([rec("new", i, "pro", "Trains are fast.")])
+        assert index_for(new).ids == [f"t/new/{i}.0"]
+        key = (new.cache_key, None)
+        del new
+        assert key not in memory_index._INDEXES  # and its index is gone with it
+
+
 def test_clear_errors():
     with pytest.raises(ArgnbError, match="empty"):
         retrieve(Store(), "x")
