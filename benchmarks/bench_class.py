@@ -116,13 +116,13 @@ def measure(learners: int, calls: int) -> dict:
 
     work = Path(tempfile.mkdtemp(prefix="argnb-bench-class-"))
     with ModelServer(work) as model:
-        direct = [_backend(model.url, "none", model.alias) for _ in range(learners)]
+        direct = [_backend(model.url, model.key, model.alias) for _ in range(learners)]
         # a first call loads the model's weights into memory: not part of any run
         asyncio.run(run_class(direct[:1], 1))
         d = asyncio.run(run_class(direct, calls))
         limits = {"tokens_per_day": 10_000_000, "concurrent": 2, "waiting": 32}
         with Hub(work, model_url=model.url, model=model.alias, limits=limits, slots=2,
-                 authenticator="dummy", spawn=False) as hub:  # fmt: skip
+                 authenticator="dummy", spawn=False, model_key_file=model.key_file()) as hub:  # fmt: skip
             names = [f"learner{i:03d}" for i in range(learners + 1)]
             for name in names:
                 hub.add_user(name)

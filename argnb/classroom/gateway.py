@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from argnb.classroom.fairqueue import FairQueue
 from argnb.classroom.usage import Limits, UsageStore, Use, today
-from argnb.errors import QueueFull
+from argnb.errors import ArgnbError, QueueFull
 
 log = logging.getLogger("argnb.gateway")
 #: the header argnb's backend sends with the lesson (notebook) a request comes from
@@ -478,8 +478,18 @@ def main() -> None:
     from jupyterhub.services.auth import HubOAuth
     from tornado.httpserver import HTTPServer
 
+    from argnb.classroom.service_user import sqlite_file, take_over
+
     logging.basicConfig(level=logging.INFO, format="[argnb gateway %(asctime)s] %(message)s")
     settings = Settings.from_env()
+    try:
+        take_over(
+            os.environ.get("ARGNB_GATEWAY_USER") or None,
+            sqlite_file(settings.db_url),
+            settings.room_dir(),
+        )
+    except ArgnbError as exc:
+        raise SystemExit(f"argnb gateway: {exc}") from None
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
     # the one instance the login page's handlers (HubOAuthenticated) use too
     auth = HubOAuth.instance(

@@ -7,7 +7,8 @@
 It adds the gateway as a hub-managed service, lets every learner's server token reach it (and
 nothing more), and hands every learner's server the class settings through the spawner's
 environment, so argnb in a learner's kernel uses the class model with no setup. The model
-server's key (``api_key=``, for a hosted API) goes to the gateway's environment only.
+server's key goes to the gateway's environment only: read from ``api_key_file`` when the hub
+starts (a file only root reads: the key stays out of the config file), or ``api_key=``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,28 @@ def _set(section: Any, name: str, empty: Any) -> Any:
     return type(empty)(value)
 
 
+def _read_key(path: Path) -> str:
+    """The model server's key from ``path``: one line, the file readable by its owner only."""
+    from argnb.errors import ArgnbError
+
+    try:
+        mode = path.stat().st_mode
+        key = path.read_text().strip()
+    except OSError as exc:
+        raise ArgnbError(
+            f"cannot read the model server's key file {path}: {exc.strerror}",
+            hint="write the key into it (one line) as the hub's user",
+        ) from None
+    if mode & 0o077:
+        raise ArgnbError(
+            f"{path} can be read by other users: anyone with it can spend the class's tokens",
+            hint=f"chmod 600 {path}",
+        )
+    if not key or "\n" in key:
+        raise ArgnbError(f"{path} should hold the key on one line", hint="echo KEY > the file")
+    return key
+
+
 def configure(
     c: Any,
     *,
@@ -40,6 +63,7 @@ def configure(
     model: str,
     limits: dict[str, int] | None = None,
     api_key: str | None = None,
+    api_key_file: str | None = None,
     class_name: str = "class server",
     port: int = 8181,
     db_url: str | None = None,
@@ -50,18 +74,24 @@ def configure(
     rooms_dir: str | None = None,
     answer_s: float = 120.0,
     room_fallacy: bool = False,
+    user: str | None = None,
 ) -> None:
     """Add the gateway service, its roles and the learners' environment to a hub config ``c``.
 
     ``model_url`` is the model server's OpenAI-compatible API root (vLLM, llama.cpp's server,
-    Ollama's ``/v1``, or a hosted API with ``api_key``). ``slots`` is how many requests it runs
+    Ollama's ``/v1``, or a hosted API). Its key (``api_key_file``, or ``api_key``) is what keeps
+    learners from calling it directly: on one machine they can reach its port. ``slots`` is how many requests it runs
     at once; ``limits`` holds each learner's ``tokens_per_day``, ``concurrent`` and ``waiting``.
     Rooms (several learners at one roundtable) keep their transcripts in ``rooms_dir`` (default:
     ``argnb-rooms`` beside a SQLite ``db_url``) and pass over a learner after ``answer_s``;
     ``room_fallacy`` has every turn of a room fallacy-checked (one more model call per turn; the
-    flags show in every seat's panel).
+    flags show in every seat's panel). ``user`` is the system user the gateway becomes once it
+    has taken its files over (the hub starts it as root): learners' kernels on the same machine
+    then cannot open its database or rooms (0600 files, 0700 folders either way).
     """
     lim = Limits(**(limits or {}))
+    if api_key_file:
+        api_key = _read_key(Path(api_key_file))
     url = f"http://127.0.0.1:{port}"
     db = db_url or f"sqlite:///{Path.cwd() / 'argnb-usage.sqlite'}"
     env = {
@@ -77,6 +107,8 @@ def configure(
     }
     if rooms_dir:
         env["ARGNB_GATEWAY_ROOMS"] = rooms_dir
+    if user:
+        env["ARGNB_GATEWAY_USER"] = user
     if api_key:
         env["ARGNB_GATEWAY_UPSTREAM_KEY"] = api_key
     services = _set(c.JupyterHub, "services", [])

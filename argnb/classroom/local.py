@@ -92,7 +92,14 @@ def learner_python(dest: Path) -> Path:
     return dest / "bin" / "python"
 
 
-def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float, ok=(200,)) -> None:
+def _wait_http(
+    url: str,
+    proc: subprocess.Popen,
+    log: Path,
+    timeout: float,
+    ok: tuple[int, ...] = (200,),
+    headers: dict[str, str] | None = None,
+) -> None:
     import httpx
 
     end = time.monotonic() + timeout
@@ -100,7 +107,7 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float, ok=(
         if proc.poll() is not None:
             raise ArgnbError(f"{url} stopped at start: {log.read_text(errors='replace')[-2000:]}")
         try:
-            if httpx.get(url, timeout=2).status_code in ok:
+            if httpx.get(url, timeout=2, headers=headers).status_code in ok:
                 return
         except httpx.HTTPError:
             pass
@@ -121,13 +128,42 @@ def _stop(proc: subprocess.Popen | None) -> None:
 
 class ModelServer:
     """llama-cpp-python's server (through ``argnb.llm.sampling``) with the embedded GGUF: the class
-    model of a local class."""
+    model of a local class.
 
-    def __init__(self, workdir: Path, *, alias: str = "smollm2-135m", n_ctx: int = 4096) -> None:
+    It answers only requests that carry ``key`` (made here unless given): learners' kernels on the
+    same machine can reach its port, and only the gateway may spend its tokens. The key goes to the
+    server in its environment (``API_KEY``, readable by its own user only), never on its command
+    line, which every local user can read in the process list.
+    """
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        alias: str = "smollm2-135m",
+        n_ctx: int = 4096,
+        key: str | None = None,
+    ) -> None:
+        import secrets
+
         self.workdir, self.alias, self.n_ctx = Path(workdir), alias, n_ctx
+        self.key = key or secrets.token_urlsafe(32)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.proc: subprocess.Popen | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """What a caller that may use the server (the gateway, a test) sends."""
+        return {"Authorization": f"Bearer {self.key}"}
+
+    def key_file(self) -> Path:
+        """The key in a file only this user can read, for ``configure(api_key_file=...)``."""
+        path = self.workdir / "model-server.key"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(self.key + "\n")
+        return path
 
     def __enter__(self) -> ModelServer:
         from argnb.llm.download import embedded_gguf
@@ -140,9 +176,13 @@ class ModelServer:
                self.alias, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx",
                str(self.n_ctx), "--seed", "42"]  # fmt: skip
         self.proc = subprocess.Popen(
-            cmd, stdout=self.log.open("w"), stderr=subprocess.STDOUT, cwd=self.workdir
+            cmd,
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
+            cwd=self.workdir,
+            env=dict(os.environ, API_KEY=self.key),
         )
-        _wait_http(self.url + "/models", self.proc, self.log, 120)
+        _wait_http(self.url + "/models", self.proc, self.log, 120, headers=self.headers)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -163,12 +203,17 @@ class Hub:
         authenticator: str = "pam",
         spawn: bool = True,
         extra_config: str = "",
+        model_key_file: Path | None = None,
+        gateway_user: str | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.port, self.api_port, self.gw_port = free_port(), free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.admin_token = os.urandom(24).hex()
         self.model_url, self.model, self.limits, self.slots = model_url, model, limits, slots
+        self.model_key_file, self.gateway_user = model_key_file, gateway_user
+        self.db = self.workdir / "usage.sqlite"  # with a gateway user: a folder it owns
+        self.state: Path | None = None
         self.authenticator, self.spawn, self.extra_config = authenticator, spawn, extra_config
         self.python = Path(sys.executable)
         self.proc: subprocess.Popen | None = None
@@ -192,8 +237,14 @@ class Hub:
             "class_name": "argnb test class",
             "port": self.gw_port,
             "slots": self.slots,
-            "db_url": f"sqlite:///{self.workdir / 'usage.sqlite'}",
+            "db_url": f"sqlite:///{self.db}",
         }
+        python = sys.executable
+        if self.gateway_user:
+            settings["user"] = self.gateway_user
+            python = str(self.python)  # one the gateway's user can run
+        if self.model_key_file:
+            settings["api_key_file"] = str(self.model_key_file)
         auth = {
             "pam": "jupyterhub.auth.PAMAuthenticator",
             "dummy": "jupyterhub.auth.DummyAuthenticator",
@@ -220,7 +271,7 @@ c.Spawner.http_timeout = 120
 c.JupyterHub.services = [{{"name": "class-admin", "api_token": {self.admin_token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "class-admin", "services": ["class-admin"],
     "scopes": ["admin:users", "admin:servers", "tokens", "access:servers", "read:users"]}}]
-configure(c, python={sys.executable!r}, **{json.dumps(settings)})
+configure(c, python={python!r}, **{json.dumps(settings)})
 {self.extra_config}
 """
 
@@ -231,6 +282,13 @@ configure(c, python={sys.executable!r}, **{json.dumps(settings)})
             self.env_dir = Path(tempfile.mkdtemp(prefix="argnb-class-env-"))
             self.python = learner_python(self.env_dir / "env")
             os.chmod(self.env_dir, 0o755)
+        if self.gateway_user:
+            import tempfile
+
+            # the gateway's user must reach its folder: not under the test's private tmp
+            self.state = Path(tempfile.mkdtemp(prefix="argnb-gateway-"))
+            os.chmod(self.state, 0o755)
+            self.db = self.state / "gateway" / "usage.sqlite"
         cfg = self.workdir / "jupyterhub_config.py"
         cfg.write_text(self.config())
         self.log = self.workdir / "hub.log"
@@ -251,6 +309,8 @@ configure(c, python={sys.executable!r}, **{json.dumps(settings)})
         _stop(self.proc)
         if self.spawn:
             shutil.rmtree(self.env_dir, ignore_errors=True)
+        if self.state:
+            shutil.rmtree(self.state, ignore_errors=True)
 
     # -- the hub's REST API, as the class admin --------------------------------------------
     def api(self, method: str, path: str, **kw: Any) -> Any:

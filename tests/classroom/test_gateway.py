@@ -185,6 +185,29 @@ def test_configure_adds_the_service_the_scopes_and_the_learners_settings() -> No
     assert "sk-secret" not in json.dumps(env)  # the model server's key stays with the gateway
 
 
+def test_the_model_servers_key_comes_from_a_private_file_and_goes_to_the_gateway_only(tmp_path):
+    from traitlets.config import Config
+
+    from argnb.classroom.hub import configure
+    from argnb.errors import ArgnbError
+
+    key = tmp_path / "model.key"
+    key.write_text("k-9f8e7d\n")
+    for mode, said in ((0o644, "chmod 600"), (0o640, "chmod 600")):
+        key.chmod(mode)
+        with pytest.raises(ArgnbError, match="other users") as err:
+            configure(Config(), model_url="http://m/v1", model="m", api_key_file=str(key))
+        assert said in err.value.hint
+    with pytest.raises(ArgnbError, match="cannot read"):
+        configure(Config(), model_url="http://m/v1", model="m", api_key_file=str(tmp_path / "no"))
+    key.chmod(0o600)
+    c = Config()
+    configure(c, model_url="http://m/v1", model="m", api_key_file=str(key))
+    assert c.JupyterHub.services[0]["environment"]["ARGNB_GATEWAY_UPSTREAM_KEY"] == "k-9f8e7d"
+    assert "k-9f8e7d" not in json.dumps(dict(c.Spawner.environment))
+    assert "k-9f8e7d" not in json.dumps(c.JupyterHub.services[0]["command"])
+
+
 def test_the_class_server_is_the_default_only_where_the_hub_set_it_up(monkeypatch) -> None:
     from argnb.config import connect, resolve
 

@@ -102,6 +102,38 @@ found["own_token"] = bool(os.environ.get("JUPYTERHUB_API_TOKEN"))
 print(json.dumps(found))
 """
 
+MODEL_PROBE = """
+import glob, json, os, urllib.error, urllib.request
+url, key, key_file, private = {url!r}, {key!r}, {key_file!r}, {private!r}
+seen = {{"status": None, "key_seen": 0, "key_file": None, "opened": []}}
+body = {{"messages": [{{"role": "user", "content": "hi"}}], "max_tokens": 2}}
+request = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(),
+                                 headers={{"Content-Type": "application/json"}})
+try:
+    urllib.request.urlopen(request, timeout=60)
+    seen["status"] = 200
+except urllib.error.HTTPError as e:
+    seen["status"] = e.code
+for path in glob.glob("/proc/[0-9]*/cmdline") + glob.glob("/proc/[0-9]*/environ"):
+    try:
+        with open(path, "rb") as f:
+            seen["key_seen"] += key.encode() in f.read()
+    except OSError:
+        pass
+try:
+    open(key_file).close()
+    seen["key_file"] = "read"
+except PermissionError:
+    seen["key_file"] = "denied"
+for path in private:  # the gateway's database, its folder, the rooms folder
+    try:
+        open(path).close() if not path.endswith("/") else os.listdir(path)
+        seen["opened"].append(path)
+    except PermissionError:
+        pass
+print(json.dumps(seen))
+"""
+
 
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
@@ -113,8 +145,10 @@ def classroom(tmp_path_factory):
     work = tmp_path_factory.mktemp("class")
     tag = secrets.token_hex(2)
     names = [f"argnbt{tag}{i}" for i in range(4)]
+    gateway_user = f"argnbg{tag}"
     learners: list[Learner] = []
     try:
+        add_system_user(gateway_user)
         with (
             ModelServer(work) as model,
             Hub(
@@ -124,6 +158,8 @@ def classroom(tmp_path_factory):
                 limits={"tokens_per_day": LIMIT},
                 # the fourth user is also the instructor (a hub admin): they read the usage page
                 extra_config=f"c.Authenticator.admin_users = {{{names[3]!r}}}",
+                model_key_file=model.key_file(),
+                gateway_user=gateway_user,
             ) as hub,
         ):
             for name in names:
@@ -132,15 +168,15 @@ def classroom(tmp_path_factory):
                 list(pool.map(lambda lr: (lr.login(), lr.spawn()), learners))
             yield hub, model, learners, work
     finally:
-        for name in names:
+        for name in [*names, gateway_user]:
             remove_system_user(name)
 
 
-def _usage(work: Path) -> dict[str, dict[str, int]]:
+def _usage(hub) -> dict[str, dict[str, int]]:
     from argnb.classroom.usage import UsageStore
 
     per: dict[str, dict[str, int]] = {}
-    for r in UsageStore(f"sqlite:///{work / 'usage.sqlite'}").summary():
+    for r in UsageStore(f"sqlite:///{hub.db}").summary():
         d = per.setdefault(r["user"], {"tokens": 0, "requests": 0, "failed": 0, "estimated": 0})
         d["tokens"] += r["prompt_tokens"] + r["completion_tokens"]
         d["requests"] += r["requests"]
@@ -152,7 +188,7 @@ def _usage(work: Path) -> dict[str, dict[str, int]]:
 
 
 def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(classroom):
-    hub, _, learners, work = classroom
+    hub, _, learners, _ = classroom
     first = lesson_cells()
 
     def lesson(lr: Learner) -> dict:
@@ -168,7 +204,7 @@ def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(
         reports = dict(
             zip([lr.name for lr in learners[:3]], pool.map(lesson, learners[:3]), strict=True)
         )
-    usage = _usage(work)
+    usage = _usage(hub)
     for name, rep in reports.items():
         # nothing configured by the learner: the hub's settings made the class server the default
         assert rep["backend"]["backend"] == "class", rep
@@ -188,7 +224,7 @@ def test_three_learners_run_a_lesson_cell_and_a_debate_step_through_the_gateway(
 
 
 def test_a_learner_over_the_limit_reads_one_line_and_the_reference_session_still_runs(classroom):
-    _, _, learners, work = classroom
+    hub, _, learners, _ = classroom
     lr = learners[3]
     kernel = lr.open_notebook("01_fallacy_deliberation.ipynb")
     first = lr.run(kernel, lesson_cells())
@@ -196,7 +232,7 @@ def test_a_learner_over_the_limit_reads_one_line_and_the_reference_session_still
     # the instructor, on the hub host, lowers this learner's allowance below what they used
     subprocess.run(
         [sys.executable, "-m", "argnb.cli", "class", "limits", lr.name,
-         "--tokens-per-day", "100", "--db", f"sqlite:///{work / 'usage.sqlite'}"],
+         "--tokens-per-day", "100", "--db", f"sqlite:///{hub.db}"],
         check=True, capture_output=True,
     )  # fmt: skip
     second = lr.run(kernel, "classify('Cats are better than dogs because I say so.', backend)")
@@ -209,7 +245,7 @@ def test_a_learner_over_the_limit_reads_one_line_and_the_reference_session_still
         "print(len(replay_reference(load_reference()).transcript.turns))",
     )
     assert replay.status == "ok" and int(replay.stdout) > 2, replay
-    usage = _usage(work)[lr.name]
+    usage = _usage(hub)[lr.name]
     assert usage["refused"] == 1  # the refused request, recorded with no tokens
 
 
@@ -263,16 +299,52 @@ def test_no_learner_can_read_another_learners_token_environment_or_home(classroo
     assert found["own_token"]  # a's own kernel holds a's token: that is how a is known
 
 
-def test_a_request_costs_what_the_model_server_counts(classroom):
+def test_a_learners_kernel_reaches_neither_the_model_server_nor_the_gateways_files(classroom):
+    import stat
+
     hub, model, learners, work = classroom
+    # the gateway dropped root for its own user; what it keeps is that user's alone
+    gateway = [  # this hub's child (other tests' hubs may be running beside it)
+        p for p in Path("/proc").glob("[0-9]*")
+        if b"argnb.classroom.gateway" in _read(p / "cmdline")
+        and _read(p / "stat").rsplit(b")", 1)[-1].split()[1] == str(hub.proc.pid).encode()
+    ]  # fmt: skip
+    owner = subprocess.run(["id", "-u", hub.gateway_user], capture_output=True, text=True)
+    assert [p.stat().st_uid for p in gateway] == [int(owner.stdout)]
+    rooms = hub.db.parent / "argnb-rooms"
+    for path, mode in ((hub.db, 0o600), (hub.db.parent, 0o700), (rooms, 0o700)):
+        st = path.stat()
+        assert (stat.S_IMODE(st.st_mode), st.st_uid) == (mode, int(owner.stdout)), path
+    kernel = learners[1].open_notebook("direct.ipynb")
+    private = [str(hub.db), f"{hub.db.parent}/", f"{rooms}/"]
+    probe = MODEL_PROBE.format(
+        url=model.url, key=model.key, key_file=str(work / "model-server.key"), private=private
+    )
+    seen = learners[1].run(kernel, probe).last_json()
+    # the port is in the process list, but without the key (only the gateway holds it) the
+    # model server refuses; the key is in no command line or environment a learner can read
+    assert seen == {"status": 401, "key_seen": 0, "key_file": "denied", "opened": []}, seen
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def test_a_request_costs_what_the_model_server_counts(classroom):
+    hub, model, learners, _ = classroom
     body = {
         "model": model.alias,
         "messages": [{"role": "user", "content": "Name one reason to walk to school."}],
         "max_tokens": 16,
         "temperature": 0,
     }
-    direct = httpx.post(model.url + "/chat/completions", json=body, timeout=120).json()["usage"]
-    before = _usage(work)[learners[2].name]["tokens"]
+    direct = httpx.post(
+        model.url + "/chat/completions", json=body, headers=model.headers, timeout=120
+    ).json()["usage"]
+    before = _usage(hub)[learners[2].name]["tokens"]
     via = httpx.post(
         hub.gateway + "/chat/completions",
         json=body,
@@ -280,7 +352,7 @@ def test_a_request_costs_what_the_model_server_counts(classroom):
         timeout=120,
     ).json()["usage"]
     assert via == direct
-    after = _usage(work)[learners[2].name]["tokens"]
+    after = _usage(hub)[learners[2].name]["tokens"]
     assert after - before == direct["prompt_tokens"] + direct["completion_tokens"]
 
 
@@ -318,7 +390,7 @@ def _cli(*args: str, timeout: float = 600) -> str:
 def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom, tmp_path):
     import base64
 
-    _, _, learners, work = classroom
+    hub, _, learners, _ = classroom
     a, b, c, d = learners
     exercise = ROOT / "exercises/02_dialectic"
     solved = base64.b64encode((exercise / "solutions/ex2_grounded.ipynb").read_bytes()).decode()
@@ -360,7 +432,7 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
     # the class report: grades beside each learner's model use
     report = tmp_path / "report.html"
     _cli("class", "report", "02_dialectic", "--grades", str(tmp_path / "grades.csv"), "--db",
-         f"sqlite:///{work / 'usage.sqlite'}", "--out", str(report))  # fmt: skip
+         f"sqlite:///{hub.db}", "--out", str(report))  # fmt: skip
     html = report.read_text()
     full = re.search(rf"<td[^>]*>{a.name}</td><td[^>]*>(\d+) / (\d+)</td><td[^>]*>(\d+)</td>", html)
     assert full and full.group(1) != "0" and int(full.group(3)) > 0, html  # points and model use
@@ -474,3 +546,7 @@ def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
             page.screenshot(path=str(Path(hub.workdir) / f"room-{code}.png"))
         browser.close()
     assert dialogs == [], dialogs
+    import stat
+
+    kept = list((hub.db.parent / "argnb-rooms").glob("*.json"))
+    assert kept and all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in kept), kept

@@ -43,6 +43,7 @@ def hub(tmp_path_factory):
             authenticator="dummy",
             spawn=False,
             slots=2,
+            model_key_file=model.key_file(),
         ) as h,  # fmt: skip
     ):
         yield h, work
