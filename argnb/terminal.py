@@ -32,6 +32,12 @@ def inert(text: str) -> str:
     return UNSAFE.sub(_escape, text)
 
 
+def one_line(text: str) -> str:
+    """:func:`inert`, with line breaks and tabs shown too: a name from a learner's folder cannot
+    start a line of its own in the instructor's terminal (and forge one)."""
+    return inert(text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"))
+
+
 class InertStream:
     """A text stream that writes :func:`inert` text to the one it wraps (``sys.stdout``)."""
 

@@ -85,16 +85,16 @@ def _collect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from argnb.classroom.homes import collect
-    from argnb.terminal import inert
+    from argnb.terminal import one_line
 
     got = collect(args.exercise, Path(args.to), root=Path(args.homes), prefix=args.prefix,
                   course=args.course, only=_only(args))  # fmt: skip
     for name, files in got.taken.items():
-        print(inert(f"{name}: {', '.join(files)}"))
+        print(one_line(f"{name}: {', '.join(files)}"))
     for name, why in got.refused.items():
-        print(inert(f"{name}: refused {'; '.join(why)}"))
+        print(one_line(f"{name}: refused {'; '.join(why)}"))
     if got.missing:
-        print(inert(f"nothing handed in: {', '.join(got.missing)}"))
+        print(one_line(f"nothing handed in: {', '.join(got.missing)}"))
     print(f"{len(got.taken)} learner(s) collected into {args.to}")
     return 0
 
@@ -104,6 +104,7 @@ def _return(args: argparse.Namespace) -> int:
 
     from argnb.classroom.homes import return_feedback
     from argnb.exercises.submissions import page_name
+    from argnb.terminal import one_line
 
     folder = Path(args.feedback)
     if not folder.is_dir():
@@ -114,7 +115,7 @@ def _return(args: argparse.Namespace) -> int:
     written = return_feedback(args.exercise, pages, root=Path(args.homes), prefix=args.prefix,
                               course=args.course, only=_only(args))  # fmt: skip
     for name, where in written.items():
-        print(f"{name}: {where}")
+        print(one_line(f"{name}: {where}"))
     print(f"{len(written)} feedback page(s) returned")
     return 0
 

@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,15 @@ class Settings:
         )
 
 
+_HEADER = re.compile(r"(?:token|bearer) +([^\s]+) *", re.IGNORECASE)
+
+
+def header_token(value: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` (or ``token <token>``) header."""
+    m = _HEADER.fullmatch(value.strip())
+    return m.group(1) if m else None
+
+
 def error_body(message: str, kind: str, code: str = "") -> dict[str, Any]:
     """An OpenAI-shaped error: clients show ``message``; argnb reads ``type``."""
     return {"error": {"message": message, "type": kind, "code": code or kind}}
@@ -134,11 +144,14 @@ class Gateway:
         )
         self.started = time.time()
         self.stream_usage = True  # until the model server refuses stream_options
+        # tokens each learner's requests under way may still cost (their cap and prompt)
+        self.held: dict[str, int] = {}
         # rooms: several learners at one roundtable, run here (argnb.classroom.rooms)
         self.rooms = Rooms(
             RoomSettings(settings.room_dir(), answer_s=settings.answer_s, poll_s=poll_s),
             room_backends or upstream_backends(self),
             self.store,
+            self.limits,
         )
 
     def limits(self, user: str) -> Limits:
@@ -200,6 +213,25 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+#: what a streamed piece may carry: text, a reasoning model's thoughts, a tool or function call
+_GENERATED = ("content", "reasoning_content", "tool_calls", "function_call")
+
+
+def _generated(choice: Any) -> int:
+    """1 when a streamed choice carries anything the model generated (a tool call's arguments
+    too: counted as text only, they went unmetered), else 0."""
+    delta = choice.get("delta") if isinstance(choice, dict) else None
+    return int(isinstance(delta, dict) and any(delta.get(k) for k in _GENERATED))
+
+
+def _prompt_estimate(body: dict[str, Any]) -> int:
+    """A prompt's tokens from its characters (about four each): the messages, and the tools
+    and schema the model also reads."""
+    read = [body.get("messages"), body.get("tools"), body.get("functions"),
+            body.get("response_format")]  # fmt: skip
+    return len(json.dumps([r for r in read if r], ensure_ascii=False)) // 4
+
+
 def make_app(gateway: Gateway, prefix: str = "/") -> Any:
     """The tornado application: the API under ``{prefix}v1/``, the rooms under ``{prefix}rooms``
     (argnb.classroom.rooms; the unfinished ones resume once the event loop runs), the
@@ -229,10 +261,13 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             self.finish(error_body(message, kind, code))
 
         async def identify(self) -> dict[str, Any] | None:
-            """The hub user behind this request's token, if it may use the gateway."""
-            if gateway.auth is None:
+            """The hub user behind this request's ``Authorization`` header, if it may use the
+            gateway. Only the header: a cookie rides along with any other site's form, and a
+            token in a link ends up in logs and browser histories."""
+            token = header_token(self.request.headers.get("Authorization", ""))
+            if gateway.auth is None or token is None:
                 return None
-            model = await gateway.auth.get_user(self, sync=False)
+            model = await gateway.auth.user_for_token(token, sync=False)
             if not model or model.get("kind", "user") != "user":
                 return None
             scopes = gateway.auth.access_scopes
@@ -243,6 +278,19 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
     class Api(Base):
         async def prepare(self) -> None:
             model = await self.identify()
+            if (
+                model is None
+                and not self.request.headers.get("Authorization")
+                and (self.request.headers.get("Cookie") or "token" in self.request.query_arguments)
+            ):
+                self.fail(
+                    403,
+                    "the class API takes your hub token in the Authorization header only "
+                    "(a cookie or a token in the link is refused, so no other page can spend "
+                    "your allowance); argnb in your hub server sends it",
+                    "argnb_auth",
+                )
+                return
             if model is None:
                 self.fail(
                     401,
@@ -285,13 +333,25 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                                  "argnb_request")  # fmt: skip
             body["max_tokens"] = capped_tokens(body, s.max_tokens)
             lim = gateway.limits(self.user)
-            if gateway.store.tokens_today(self.user) >= lim.tokens_per_day:
+            used = gateway.store.tokens_today(self.user)
+            if used >= lim.tokens_per_day:
                 self._record(body, 0, 0, 0.0, "refused", time.time())
                 return self.fail(
                     429, allowance_line(lim.tokens_per_day), "argnb_allowance", "tokens_per_day"
                 )
+            # what this request may cost is held until it is served: requests sent at once
+            # cannot all pass the check above before any of them is counted
+            hold = body["max_tokens"] + _prompt_estimate(body)
+            if used + gateway.held.get(self.user, 0) >= lim.tokens_per_day:
+                return self.fail(
+                    429,
+                    f"your requests under way may use the rest of today's "
+                    f"{lim.tokens_per_day:,} tokens; wait for them to finish",
+                    "argnb_busy",
+                )
             lesson = (self.request.headers.get(LESSON_HEADER) or "")[:255]
             self.lesson = lesson
+            gateway.held[self.user] = gateway.held.get(self.user, 0) + hold
             try:
                 async with gateway.queue.turn(self.user, lim.concurrent, lim.waiting):
                     if self.request.connection.stream.closed():
@@ -306,6 +366,10 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                     f"you already have {lim.waiting} requests waiting; let them finish first",
                     "argnb_busy",
                 )
+            finally:
+                gateway.held[self.user] -= hold
+                if not gateway.held[self.user]:
+                    del gateway.held[self.user]
             return None
 
         def _record(
@@ -370,7 +434,7 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             estimated = bool(n["pieces"]) and not (n["prompt"] or n["completion"])
             if estimated:
                 n["completion"] = n["pieces"]
-                n["prompt"] = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
+                n["prompt"] = _prompt_estimate(body)
             self._record(body, n["prompt"], n["completion"], time.time() - t0, status, t0,
                          estimated)  # fmt: skip
 
@@ -404,10 +468,7 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                                 if not asked_usage and not data.get("choices"):
                                     continue  # the learner's client did not ask for this chunk
                             for choice in data.get("choices") or ():
-                                if isinstance(choice, dict) and (choice.get("delta") or {}).get(
-                                    "content"
-                                ):
-                                    n["pieces"] += 1
+                                n["pieces"] += _generated(choice)
                         self.write(line + "\n")
                         if not line:
                             await self.flush()
@@ -470,7 +531,22 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
         (p, Page),
     ]
     secret = os.environ.get("JUPYTERHUB_API_TOKEN") or os.urandom(16).hex()
-    return web.Application(routes, cookie_secret=secret, hub_auth=gateway.auth)
+    return web.Application(
+        routes, cookie_secret=secret, hub_auth=gateway.auth, log_function=_log_request
+    )
+
+
+_SECRET_ARG = re.compile(r"((?:^|[?&;])[^=&;]*(?:token|key|secret|auth)[^=&;]*=)[^&;]*", re.I)
+
+
+def _log_request(handler: Any) -> None:
+    """Tornado's access line, with the value of any token-like query argument replaced: a
+    learner who puts their hub token in a link must not find it in the hub's log."""
+    status = handler.get_status()
+    level = log.info if status < 400 else log.warning
+    uri = _SECRET_ARG.sub(r"\1[hidden]", handler.request.uri or "")
+    ms = 1000.0 * handler.request.request_time()
+    level("%d %s %s %.0f ms", status, handler.request.method, uri[:300], ms)
 
 
 def main() -> None:

@@ -25,6 +25,8 @@ from typing import Any
 from argnb.errors import ArgnbError
 
 MAX_BYTES = 20_000_000  # one notebook; outputs with pictures fit, a disk image does not
+MAX_TOTAL = 50_000_000  # one learner's hand-in, all notebooks together
+CHILD_S = 30.0  # one learner's files, read or written: a FIFO or a stalled disk costs them only
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,15 @@ def homes(root: Path = Path("/home"), prefix: str = "", only: set[str] | None = 
     return found
 
 
-def _as(home: Home, job: Any) -> Any:
-    """Run ``job()`` in a child process as the learner; return what it returned (JSON data)."""
+def _as(home: Home, job: Any, seconds: float = CHILD_S) -> Any:
+    """Run ``job()`` in a child process as the learner; return what it returned (JSON data).
+
+    The child has ``seconds``: one that blocks (a FIFO, a hung network home) is killed and this
+    learner's job fails with one line, while every other learner's goes on."""
+    import select
+    import signal
+    import time
+
     if os.geteuid() != 0:
         raise ArgnbError(
             "reading and writing learners' homes needs root",
@@ -71,6 +80,7 @@ def _as(home: Home, job: Any) -> Any:
         code = 0
         try:
             os.close(r)
+            signal.alarm(int(seconds) + 1)  # a backstop: the parent kills it first
             os.setgroups([])
             os.setgid(home.gid)
             os.setuid(home.uid)
@@ -81,10 +91,22 @@ def _as(home: Home, job: Any) -> Any:
             json.dump(out, f)
         os._exit(code)
     os.close(w)
-    with os.fdopen(r) as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    answer = json.loads(data or '{"error": "the child process died"}')
+    chunks: list[bytes] = []
+    end = time.monotonic() + seconds
+    try:
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise OSError(f"gave up after {seconds:.0f} s (a FIFO or a stalled disk?)")
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+    answer = json.loads(b"".join(chunks) or b'{"error": "the child process died"}')
     if "error" in answer:
         raise OSError(answer["error"])
     return answer["ok"]
@@ -119,23 +141,33 @@ def _read_notebooks(home: Path, folder: tuple[str, ...]) -> dict[str, Any]:
         return {"files": {}, "refused": [f"{'/'.join(folder)}: {why}"], "missing": True}
     files: dict[str, str] = {}
     refused: list[str] = []
+    total = 0
     try:
         for name in sorted(os.listdir(fd)):
             if not name.endswith(".ipynb"):
                 continue
-            try:
+            try:  # each entry on its own: a bad one costs that entry, not the hand-in
                 f = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
             except OSError as exc:  # ELOOP: a link
                 refused.append(f"{name}: {'a link' if exc.errno == errno.ELOOP else exc.strerror}")
                 continue
-            with os.fdopen(f, "rb") as fh:
-                st = os.fstat(fh.fileno())
+            try:
+                st = os.fstat(f)  # before reading: a folder or a FIFO is refused, not read
                 if not stat.S_ISREG(st.st_mode):
                     refused.append(f"{name}: not a regular file")
                 elif st.st_size > MAX_BYTES:
                     refused.append(f"{name}: {st.st_size:,} bytes (over {MAX_BYTES:,})")
+                elif total + st.st_size > MAX_TOTAL:
+                    refused.append(f"{name}: past the {MAX_TOTAL:,} bytes one learner hands in")
                 else:
-                    files[name] = base64.b64encode(fh.read(MAX_BYTES + 1)).decode()
+                    with os.fdopen(os.dup(f), "rb") as fh:
+                        data = fh.read(MAX_BYTES + 1)
+                    total += len(data)
+                    files[name] = base64.b64encode(data).decode()
+            except OSError as exc:
+                refused.append(f"{name}: {exc.strerror or exc}")
+            finally:
+                os.close(f)
     finally:
         os.close(fd)
     return {"files": files, "refused": refused, "missing": False}
@@ -145,9 +177,24 @@ def _write_page(home: Path, folder: tuple[str, ...], name: str, page: bytes) -> 
     """In the learner's process: ``home/folder/name``, folders created, no link followed."""
     fd = _open_dir(home, folder, create=True)
     try:
-        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600, dir_fd=fd)
-        with os.fdopen(f, "wb") as fh:
-            fh.write(page)
+        # O_NONBLOCK: a FIFO planted under the page's name cannot hold the open; then only a
+        # regular file is written, and it is emptied only once it is known to be one
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        try:
+            f = os.open(name, flags, 0o600, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise OSError(f"{name} is a FIFO, not a file") from None
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(f).st_mode):
+                raise OSError(f"{name} is not a regular file")
+            os.set_blocking(f, True)
+            os.ftruncate(f, 0)
+            with os.fdopen(os.dup(f), "wb") as fh:
+                fh.write(page)
+        finally:
+            os.close(f)
     finally:
         os.close(fd)
     return str(home.joinpath(*folder, name))

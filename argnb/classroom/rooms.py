@@ -5,8 +5,9 @@ under their hub name (the token says who they are; no body field names a seat). 
 :class:`argnb.roundtable.room.Room` -- runs here, not in a learner's kernel: one asyncio task per
 room drives it after every move and passes over a learner who does not answer within
 ``answer_s``. Its moderator, deliberators and analyzer reach the class model through the same
-upstream, fair queue and usage store as the learners (their tokens are filed under the user
-``room:CODE``). Each room's transcript is written to ``rooms_dir/CODE.json`` after every turn, so
+upstream and fair queue as the learners (queued as ``room:CODE``), and their tokens are charged
+to the seated learners: in equal parts to those with tokens left today; when none has, the
+room's model calls are refused with one line and the room waits (:meth:`Host.payers`). Each room's transcript is written to ``rooms_dir/CODE.json`` after every turn, so
 a restarted service resumes every unfinished room where it stood.
 
 The API (JSON; a refusal is ``{"error": {"message": one line, "hint": ..., "type":
@@ -33,13 +34,14 @@ import os
 import re
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from argnb.classroom.usage import Use
-from argnb.errors import ArgnbError, BackendError, RoomRefused
+from argnb.errors import AllowanceUsed, ArgnbError, BackendError, RoomRefused
 from argnb.llm.openai import OpenAIBackend
 from argnb.roundtable import record
 from argnb.roundtable.room import Room
@@ -54,8 +56,10 @@ log = logging.getLogger("argnb.gateway.rooms")
 
 #: a room code's letters: no 0/O, 1/I/L, so a code read aloud or off a slide is typed right
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_CHARS = 6
-CODE = re.compile(f"^[{ALPHABET}]{{{CODE_CHARS}}}$")
+#: 8 of 31 letters: 8.5e11 codes, so with 200 rooms open and 10 wrong guesses a minute per
+#: learner, guessing one takes millennia (rooms opened before codes grew to 8 keep their 6)
+CODE_CHARS = 8
+CODE = re.compile(f"^[{ALPHABET}]{{6}}(?:[{ALPHABET}]{{2}})?$")
 TOPIC_CHARS = 300
 TURNS = (2, 40)  # the fewest and most speaker turns a learner may ask for
 MOVES = ("join", "say", "hand", "lower", "ready", "leave", "rank", "critique")
@@ -75,6 +79,16 @@ class RoomSettings:
     max_rooms: int = 200  # unfinished rooms at once
     per_learner: int = 3  # unfinished rooms one learner has opened
     retry_s: float = 5.0  # after a failed model call, the room tries again after this
+    # per learner, so one script cannot flood the service: wrong codes a minute (guessing),
+    # moves a minute (a hand raised and lowered 900 times in 20 s grew a transcript 45x),
+    # rooms opened an hour (open-and-leave 137 rooms in 15 s)
+    # a room is archived (moved to rooms_dir/archive, not resumed, no longer served) once it
+    # has ended this long ago, or has had nobody seated this long
+    keep_ended_s: float = 86_400.0
+    keep_empty_s: float = 1_800.0
+    wrong_codes_per_min: int = 10
+    moves_per_min: int = 120
+    opens_per_hour: int = 12
 
 
 def is_index(raw: str) -> bool:
@@ -92,6 +106,11 @@ def new_code(taken: set[str] | dict[str, Any]) -> str:
         code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_CHARS))
         if code not in taken:
             return code
+
+
+def _share(total: int, n: int, i: int) -> int:
+    """The ``i``-th of ``n`` near-equal whole shares of ``total`` (they add up to it)."""
+    return total // n + (1 if i < total % n else 0)
 
 
 def save_atomic(tr: Transcript, path: Path) -> None:
@@ -131,19 +150,28 @@ class Host:
         save_atomic(self.room.transcript, self.path)
         t = event.turn
         if t.calls and self.rooms.store is not None:
-            self.rooms.store.record(
-                Use(
-                    user=f"room:{self.code}",
-                    lesson="roundtable room",
-                    model=t.model,
-                    prompt_tokens=t.usage.prompt_tokens,
-                    completion_tokens=t.usage.completion_tokens,
-                    seconds=t.latency_s,
-                    status="ok" if t.valid else "error",
-                    started=time.time() - t.latency_s,
+            payers = self.payers() or list(self.room.humans) or [self.opener or f"room:{self.code}"]
+            for i, name in enumerate(payers):
+                self.rooms.store.record(
+                    Use(
+                        user=name,
+                        lesson=f"roundtable room {self.code}",
+                        model=t.model,
+                        prompt_tokens=_share(t.usage.prompt_tokens, len(payers), i),
+                        completion_tokens=_share(t.usage.completion_tokens, len(payers), i),
+                        seconds=t.latency_s / len(payers),
+                        status="ok" if t.valid else "error",
+                        started=time.time() - t.latency_s,
+                    )
                 )
-            )
         self.poke()
+
+    def payers(self) -> list[str]:
+        """Who pays the room's next model call: the seated learners with tokens left today."""
+        seated, store, limits = list(self.room.humans), self.rooms.store, self.rooms.limits
+        if store is None or limits is None:
+            return seated
+        return [h for h in seated if store.tokens_today(h) < limits(h).tokens_per_day]
 
     def poke(self) -> None:
         """Wake every long poll waiting on this room."""
@@ -260,13 +288,36 @@ class Host:
 class Rooms:
     """Every room of the service: opened, resumed from ``rooms_dir``, found by code."""
 
-    def __init__(self, settings: RoomSettings, backends: Backends, store: Any = None) -> None:
+    def __init__(
+        self,
+        settings: RoomSettings,
+        backends: Backends,
+        store: Any = None,
+        limits: Callable[[str], Any] | None = None,
+    ) -> None:
         self.settings = settings
         self.backends = backends
         self.store = store
+        self.limits = limits  # a learner's Limits (the gateway's): who may still pay
+        self._recent: dict[tuple[str, str], deque[float]] = {}  # (what, who): when
         self.hosts: dict[str, Host] = {}
         settings.rooms_dir.mkdir(parents=True, exist_ok=True)
         self._loaded = False
+
+    def _rate(
+        self, user: str, what: str, most: int, seconds: float, line: str, count: bool = True
+    ) -> None:
+        """Refuse (429) the ``most + 1``-th ``what`` of ``user`` within ``seconds``; else count
+        this one (unless ``count`` is off: only look)."""
+        now = time.monotonic()
+        recent = self._recent.setdefault((what, user), deque())
+        while recent and now - recent[0] >= seconds:
+            recent.popleft()
+        if len(recent) >= most:
+            wait = int(seconds - (now - recent[0])) + 1
+            raise _refuse(429, line, f"wait {wait} s")
+        if count:
+            recent.append(now)
 
     def load(self) -> int:
         """Read every saved room (once); returns how many are unfinished."""
@@ -285,15 +336,44 @@ class Rooms:
                 self.hosts[p.stem] = host
         return sum(1 for h in self.hosts.values() if h.room.ended is None)
 
+    def sweep(self, now: float | None = None) -> list[str]:
+        """Archive the rooms that ended ``keep_ended_s`` ago or were empty for ``keep_empty_s``
+        (by the time their file was last written); returns their codes."""
+        s, now = self.settings, time.time() if now is None else now
+        gone = []
+        for code, host in list(self.hosts.items()):
+            r = host.room
+            if (r.ended is None and r.humans) or not host.path.exists():
+                continue  # under way
+            keep = s.keep_empty_s if not r.humans else s.keep_ended_s  # left, or finished
+            if now - host.path.stat().st_mtime < keep:
+                continue
+            if host.task is not None:
+                host.task.cancel()
+            archive = s.rooms_dir / "archive"
+            archive.mkdir(exist_ok=True)
+            os.replace(host.path, archive / host.path.name)
+            del self.hosts[code]
+            gone.append(code)
+        if gone:
+            log.info("archived %d room(s): %s", len(gone), ", ".join(gone))
+        return gone
+
     def start(self) -> None:
         """Resume the unfinished rooms (on the service's event loop)."""
-        n = self.load()
+        self.load()
+        self.sweep()
+        n = sum(1 for h in self.hosts.values() if h.room.ended is None)
         for host in self.hosts.values():
             host.start()
         if n:
             log.info("resumed %d unfinished room(s)", n)
 
     def open(self, user: str, topic: str, turns: int | None = None) -> Host:
+        s = self.settings
+        self._rate(user, "open", s.opens_per_hour, 3600,
+                   f"you opened {s.opens_per_hour} rooms in the last hour")  # fmt: skip
+        self.sweep()
         live = sum(1 for h in self.hosts.values() if h.room.ended is None)
         if live >= self.settings.max_rooms:
             raise _refuse(429, f"the class server has {live} rooms open; join one of them")
@@ -314,15 +394,23 @@ class Rooms:
         host.start()
         return host
 
-    def find(self, code: str) -> Host:
+    def find(self, code: str, user: str = "") -> Host:
+        s = self.settings
+        line = f"{s.wrong_codes_per_min} wrong room codes in a minute"
+        # past the limit even a right code waits: guessing gets nothing out of it
+        self._rate(user, "wrong code", s.wrong_codes_per_min, 60, line, count=False)
         host = self.hosts.get(code.upper())
         if host is None:
+            self._rate(user, "wrong code", s.wrong_codes_per_min, 60, line)
             raise _refuse(404, f"there is no room {code[:CODE_CHARS * 2]!r} on this class server",
                           "check the code with whoever opened the room")  # fmt: skip
         return host
 
     async def move(self, host: Host, user: str, move: str, body: dict[str, Any]) -> None:
         """One learner's move, checked and recorded as theirs."""
+        s = self.settings
+        self._rate(user, "move", s.moves_per_min, 60,
+                   f"{s.moves_per_min} moves in a minute is the most")  # fmt: skip
         r = host.room
         if move == "join":
             try:
@@ -388,7 +476,7 @@ class QueuedBackend(OpenAIBackend):
     """The class model as a room's seats reach it: through the gateway's fair queue, as
     ``room:CODE`` (the usage is recorded from the room's turns, :meth:`Host.on_event`)."""
 
-    def __init__(self, gateway: Gateway, user: str, **kw: Any) -> None:
+    def __init__(self, gateway: Gateway, user: str, code: str = "", **kw: Any) -> None:
         s = gateway.settings
         super().__init__(
             s.model,
@@ -398,14 +486,25 @@ class QueuedBackend(OpenAIBackend):
             max_retries=1,
             **kw,
         )
-        self.gateway, self.user = gateway, user
+        self.gateway, self.user, self.code = gateway, user, code
+
+    def _payable(self) -> None:
+        """Refuse the call when none of the room's seated learners has tokens left today."""
+        host = self.gateway.rooms.hosts.get(self.code) if self.code else None
+        if host is not None and host.room is not None and not host.payers():
+            raise AllowanceUsed(
+                "the seated learners have used today's tokens, so the room's model cannot "
+                "answer; your instructor can raise a limit"
+            )
 
     async def _achat(self, messages: Any, schema: Any, options: Any) -> Any:
+        self._payable()
         lim = self.gateway.limits(self.user)
         async with self.gateway.queue.turn(self.user, lim.concurrent, lim.waiting):
             return await super()._achat(messages, schema, options)
 
     async def _astream(self, messages: Any, options: Any, schema: Any = None) -> Any:
+        self._payable()
         lim = self.gateway.limits(self.user)
         async with self.gateway.queue.turn(self.user, lim.concurrent, lim.waiting):
             async for item in super()._astream(messages, options, schema):
@@ -417,7 +516,7 @@ def upstream_backends(gateway: Gateway) -> Backends:
     ``room_fallacy``, a fallacy check too)."""
 
     def make(code: str) -> dict[str, Any]:
-        b = QueuedBackend(gateway, f"room:{code}")
+        b = QueuedBackend(gateway, f"room:{code}", code)
         seats: dict[str, Any] = {"moderator": b, "deliberators": [b, b], "analyzer": b}
         if gateway.settings.room_fallacy:  # the zero-shot check: one short call per turn
             from argnb.fallacy.baselines import Baseline
@@ -482,7 +581,7 @@ def routes(rooms: Rooms, prefix: str, api: type) -> list[tuple[str, type]]:
     class State(RoomApi):
         async def get(self, code: str) -> None:
             try:
-                host = rooms.find(code)
+                host = rooms.find(code, self.user)
                 raw = self.get_argument("since", "0")
                 if not is_index(raw):
                     raise _refuse(400, "since is a turn index: a whole number from 0")
@@ -504,7 +603,7 @@ def routes(rooms: Rooms, prefix: str, api: type) -> list[tuple[str, type]]:
     class Move(RoomApi):
         async def post(self, code: str, move: str) -> None:
             try:
-                host = rooms.find(code)
+                host = rooms.find(code, self.user)
                 data = self.body()
                 await rooms.move(host, self.user, move, data)
             except RoomRefused as err:

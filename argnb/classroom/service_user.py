@@ -85,7 +85,10 @@ def take_over(user: str | None, db_file: Path | None, rooms_dir: Path) -> None:
             )
         if os.geteuid() == 0:
             ids = (pw.pw_uid, pw.pw_gid)
-    for folder in {rooms_dir, *([db_file.parent] if db_file else [])}:
+    # the outer folder first: the rooms folder sits in the database's by default, and made the
+    # other way round, the database's folder would be a parent made on the way (root's)
+    folders = {rooms_dir, *([db_file.parent] if db_file else [])}
+    for folder in sorted(folders, key=lambda f: len(f.parts)):
         _make_dir(folder, ids)
     _own(rooms_dir, ids, 0o700)
     for room in rooms_dir.iterdir():

@@ -249,6 +249,9 @@ class OpenAIBackend(Backend):
             )
         if isinstance(exc, openai.RateLimitError) and _error_type(exc) == "argnb_allowance":
             return AllowanceUsed(_error_message(exc))  # the class gateway's one line
+        if isinstance(exc, openai.RateLimitError) and _error_type(exc) == "argnb_busy":
+            # the gateway's own line: too many of this learner's requests under way
+            return ServerError(_error_message(exc), hint="wait for your other requests")
         if isinstance(exc, openai.RateLimitError):
             return ServerError(f"rate limited by {where}", hint="wait, or lower --concurrency")
         if isinstance(exc, openai.APIStatusError):

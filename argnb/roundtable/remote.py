@@ -7,7 +7,7 @@ The token says who the learner is: the seat is the hub name, never something thi
 On a class hub (it needs the hub's service, so it is not run here)::
 
     c = RoomClient()
-    s = c.open("Should homework allow AI tools?")   # s["code"]: 'K7QM2X', the code to share
+    s = c.open("Should homework allow AI tools?")   # s["code"]: 'K7QM2XAB', the code to share
     c.say("Explanations yes, answers no.")
 
 Every refusal is a :class:`~argnb.errors.RoomRefused` with the server's one line (not your turn,

@@ -66,7 +66,7 @@ def room_note(tr: Transcript, code: str, phase: str) -> str:
 
 class RoomWidget(Working):
     """``RoomWidget(topic)``: open a room for ``topic`` (the code to share shows) or join one by
-    its code; ``RoomWidget(code="K7QM2X")`` joins (again) at once; ``watch=True`` reads the room
+    its code; ``RoomWidget(code="K7QM2XAB")`` joins (again) at once; ``watch=True`` reads the room
     without a seat (an instructor), and :meth:`export` saves it as a roundtable transcript.
     ``settings``: the class server (default: what the hub put in the environment).
 
@@ -155,7 +155,7 @@ class RoomWidget(Working):
             w.Text(
                 value=code,
                 description="Room code",
-                placeholder="e.g. K7QM2X",
+                placeholder="e.g. K7QM2XAB",
                 layout=w.Layout(width="220px"),
             ),
             "argnb-room-code-input",

@@ -46,8 +46,9 @@ class Learner:
     token: str = ""
     client: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=120))
 
-    def login(self) -> None:
-        """The hub's login form, then a token of their own (as a learner's browser would get)."""
+    def login_form(self) -> str:
+        """The hub's login form, as a browser fills it: the client keeps the hub's cookies;
+        returns the form's xsrf value."""
         page = self.client.get(f"{self.hub}/hub/login")
         xsrf = re.search(r'name="_xsrf"\s+value="([^"]+)"', page.text)
         form = {"username": self.name, "password": self.password}
@@ -55,7 +56,12 @@ class Learner:
             form["_xsrf"] = xsrf.group(1)
         r = self.client.post(f"{self.hub}/hub/login", data=form, follow_redirects=False)
         assert r.status_code == 302, f"login of {self.name} failed: HTTP {r.status_code}"
-        cookie = self.client.cookies.get("_xsrf") or (xsrf.group(1) if xsrf else "")
+        return xsrf.group(1) if xsrf else ""
+
+    def login(self) -> None:
+        """The hub's login form, then a token of their own (as a learner's browser would get)."""
+        xsrf = self.login_form()
+        cookie = self.client.cookies.get("_xsrf") or xsrf
         r = self.client.post(
             f"{self.hub}/hub/api/users/{self.name}/tokens",
             json={"note": "test learner"},

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from argnb.classroom.fairqueue import FairQueue
 from argnb.classroom.gateway import Gateway, Settings, make_app
@@ -238,9 +240,8 @@ class TokenTable:
         self.tokens = tokens
         self.access_scopes: set[str] = set()
 
-    async def get_user(self, handler: Any, sync: bool = False) -> dict | None:
-        header = handler.request.headers.get("Authorization", "")
-        name = self.tokens.get(header.split(" ", 1)[-1])
+    async def user_for_token(self, token: str, sync: bool = False) -> dict | None:
+        name = self.tokens.get(token)
         return {"name": name, "kind": "user", "scopes": []} if name else None
 
     def check_scopes(self, scopes: set, model: dict) -> bool:
@@ -329,6 +330,85 @@ def test_usage_of_streams_is_counted_by_the_server_or_marked_estimated(tmp_path)
         srv.stop()
 
 
+def _tool_call_upstream() -> Any:
+    """A model server that streams a tool call, a reasoning model's thoughts and no usage (as
+    llama-cpp-python's does): 6 generated pieces, none of them ``content``."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    call = {"index": 0, "id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}
+    deltas = [{"role": "assistant"}, {"reasoning_content": "think"}, {"tool_calls": [call]}]
+    deltas += [
+        {"tool_calls": [{"index": 0, "function": {"arguments": a}}]} for a in ('{"a"', ":1", "}")
+    ]
+    deltas += [{"function_call": {"name": "g", "arguments": "{}"}}, {}]
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for d in deltas:
+                chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": d}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
+        def log_message(self, *a: Any) -> None:
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def test_a_streamed_tool_call_is_counted_not_free(tmp_path):
+    srv = _tool_call_upstream()
+    port = srv.server_address[1]
+    with gateway(f"http://127.0.0.1:{port}/v1", tmp_path) as (url, gw):
+        tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+                  "properties": {"a": {"type": "integer", "description": "x" * 400}}}}}]  # fmt: skip
+        body = {"messages": [{"role": "user", "content": "hi"}], "tools": tools, "stream": True}
+        r = httpx.post(
+            url + "/chat/completions", json=body, headers={"Authorization": "Bearer t-ana"}
+        )
+        assert r.status_code == 200 and r.text.count("data:") == 9
+        row = _rows(gw)[0]
+        # reasoning, the call, its three argument pieces and a function call: 6 pieces
+        assert row["completion_tokens"] == 6 and row["estimated_tokens"]
+        assert row["prompt_tokens"] > 100  # the tools' schema is read by the model too
+    srv.shutdown()
+
+
+def test_parallel_requests_cannot_spend_past_the_allowance_by_more_than_one_request(tmp_path):
+    import time
+
+    def slow(req: Any) -> str:
+        time.sleep(0.3)  # all 30 arrive while the first ones are served
+        return "a short answer"
+
+    srv = ProtocolServer(ScriptedBackend(slow, model="m")).start()
+    limit = 40
+    with gateway(srv.url + "/v1", tmp_path, limits=Limits(tokens_per_day=limit, concurrent=30,
+                 waiting=30)) as (url, gw):  # fmt: skip
+        body = {"messages": [{"role": "user", "content": "Say it."}], "max_tokens": 5}
+
+        async def all_at_once() -> list[httpx.Response]:
+            async with httpx.AsyncClient(timeout=60) as c:
+                return await asyncio.gather(*(c.post(url + "/chat/completions", json=body,
+                    headers={"Authorization": "Bearer t-ana"}) for _ in range(30)))  # fmt: skip
+
+        codes = [r.status_code for r in asyncio.run(all_at_once())]
+        ok = codes.count(200)
+        assert 1 <= ok < 30 and set(codes) == {200, 429}, codes
+        _until(lambda: sum(r["requests"] for r in gw.store.summary()) == ok)
+        spent = gw.store.tokens_today("ana")
+        one = max(r["prompt_tokens"] + r["completion_tokens"] for r in gw.store.summary())
+        # the documented bound: past the limit by at most the one request admitted last
+        assert spent < limit + one, (spent, ok, one)
+        assert gw.held == {}  # every hold was settled
+    srv.stop()
+
+
 def test_unknown_token_model_or_body_is_refused_with_a_readable_error(tmp_path):
     srv = upstream()
     with gateway(srv.url + "/v1", tmp_path) as (url, _):
@@ -341,6 +421,50 @@ def test_unknown_token_model_or_body_is_refused_with_a_readable_error(tmp_path):
         with pytest.raises(ModelNotFound):
             ClassBackend(ClassSettings("c", url, "m", "t-ana"), "gpt-5", max_retries=0).chat("x")
     assert srv.requests == []
+    srv.stop()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(codec="ascii", exclude_categories=["Cc", "Zs"]), min_size=1),
+       st.sampled_from(["Bearer", "bearer", "token", "Token"]), st.text(" ", max_size=3))  # fmt: skip
+def test_the_header_parser_takes_exactly_the_token_and_nothing_else(token, scheme, pad):
+    from argnb.classroom.gateway import header_token
+
+    assert header_token(f"{pad}{scheme} {token}{pad}") == token
+    assert header_token(token) is None or token.lower().startswith(("bearer ", "token "))
+    assert header_token(f"Basic {token}") is None and header_token("") is None
+
+
+def test_only_the_authorization_header_identifies_a_learner_never_a_cookie_or_a_link(
+    tmp_path, caplog
+):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="argnb.gateway")
+    srv = upstream()
+    with gateway(srv.url + "/v1", tmp_path) as (url, gw):
+        # what another site's form sends with the learner's cookie: text/plain, no header
+        form = {"Content-Type": "text/plain", "Origin": "http://evil.example",
+                "Cookie": "argnb-gateway=t-ana; jupyterhub-session-id=x"}  # fmt: skip
+        body = b'{"messages": [{"role": "user", "content": "spend"}], "ignore": "='
+        for path, headers in (
+            ("/chat/completions", form),
+            ("/chat/completions?token=t-ana", {"Content-Type": "application/json"}),
+            ("/argnb/allowance?token=t-ana", {}),
+        ):
+            r = httpx.post(url + path, content=body, headers=headers) if "chat" in path else (
+                httpx.get(url + path, headers=headers))  # fmt: skip
+            assert r.status_code == 403, (path, r.status_code)
+            assert "Authorization header only" in r.json()["error"]["message"]
+        room = httpx.post(url.rsplit("/v1", 1)[0] + "/rooms", json={"topic": "x"}, headers=form)
+        assert room.status_code == 403
+        for scheme in ("Bearer", "bearer", "token"):  # what clients send, in either spelling
+            r = httpx.get(url + "/models", headers={"Authorization": f"{scheme} t-ana"})
+            assert r.status_code == 200, scheme
+        assert gw.store.summary() == [] and srv.requests == []  # nothing charged, nothing sent
+        httpx.get(url + "/models?x=1&api_key=k-2&token=t-ana")
+        _until(lambda: "api_key=[hidden]&token=[hidden]" in caplog.text)
+    assert "t-ana" not in caplog.text and "k-2" not in caplog.text  # a link's token: not logged
     srv.stop()
 
 

@@ -288,6 +288,26 @@ def test_no_token_a_wrong_token_or_a_token_without_access_is_refused(classroom):
     assert "<svg" in html and all(lr.name in html for lr in learners[:3])
 
 
+def test_another_sites_form_riding_the_gateways_cookie_is_refused_and_costs_nothing(classroom):
+    hub, _, learners, _ = classroom
+    lr = learners[2]
+    browser = Learner(hub.url, lr.name, lr.password)  # the learner's browser, logged in
+    browser.login_form()
+    service = f"{hub.url}/services/argnb-gateway/"
+    page = browser.client.get(service, follow_redirects=True)  # the hub's OAuth: the cookie
+    assert page.status_code == 403  # the instructor's page; a learner is logged in all the same
+    assert any("argnb-gateway" in c for c in browser.client.cookies)  # service-argnb-gateway
+    before = _usage(hub).get(lr.name, {}).get("requests", 0)
+    form = {"Content-Type": "text/plain", "Origin": "http://evil.example"}
+    body = b'{"messages": [{"role": "user", "content": "spend it"}], "x": "='
+    for path in ("v1/chat/completions", "rooms"):
+        r = browser.client.post(service + path, content=body, headers=form)
+        assert r.status_code == 403 and "header only" in r.text, (path, r.status_code, r.text)
+    r = browser.client.get(service + "v1/argnb/allowance")
+    assert r.status_code == 403
+    assert _usage(hub).get(lr.name, {}).get("requests", 0) == before
+
+
 def test_no_learner_can_read_another_learners_token_environment_or_home(classroom):
     _, _, learners, _ = classroom
     a, b = learners[0], learners[1]
@@ -492,9 +512,9 @@ def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
             run_first_cell(page, "room.ipynb", page.locator(".argnb-room-join"), dialogs)
         pa, pb = pages[a.name], pages[b.name]
         pa.locator(".argnb-room-open").click()
-        code_box = pa.locator(".argnb-room-code", has_text=re.compile(r"[A-Z0-9]{6}"))
+        code_box = pa.locator(".argnb-room-code", has_text=re.compile(r"[A-Z0-9]{8}"))
         code_box.wait_for(timeout=60_000)
-        code = re.search(r"\b[A-Z0-9]{6}\b", code_box.inner_text()).group()  # type: ignore[union-attr]
+        code = re.search(r"\b[A-Z0-9]{8}\b", code_box.inner_text()).group()  # type: ignore[union-attr]
         pb.locator(".argnb-room-code-input input").fill(code)
         pb.locator(".argnb-room-join").click()
         # the discussion: whoever holds the floor types and sends, until the closing's ranking

@@ -48,6 +48,8 @@ def service(
     poll_s: float = 5.0,
     delay_s: float = 0.0,
     backends: Any = None,
+    upstream: str = "",
+    limits: Any = None,
 ) -> Iterator[tuple[str, Gateway]]:
     """The gateway (rooms included) on a free port, on an event loop of its own thread; the
     rooms are kept in ``tmp_path / "rooms"``, so a second service on the same path resumes them."""
@@ -55,10 +57,11 @@ def service(
     from tornado.netutil import bind_sockets
 
     settings = Settings(
-        upstream=f"http://127.0.0.1:{free_port()}/v1",
+        upstream=upstream or f"http://127.0.0.1:{free_port()}/v1",
         model="m",
         db_url=f"sqlite:///{tmp_path / 'g.sqlite'}",
         answer_s=answer_s,
+        **({"limits": limits} if limits else {}),
     )
     ready, box = threading.Event(), {}
 
@@ -66,6 +69,7 @@ def service(
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         made = backends or ((lambda code: seats(code, delay_s)) if delay_s else seats)
+        made = None if upstream else made  # the seats on the model server, as in the service
         gw = Gateway(settings, TokenTable(TOKENS), room_backends=made, poll_s=poll_s)
         server = HTTPServer(make_app(gw, PREFIX))
         socks = bind_sockets(0, "127.0.0.1")
@@ -133,9 +137,14 @@ def test_three_learners_open_join_talk_rank_and_critique_to_the_end(tmp_path: Pa
         out = end["outcome"]
         assert out["winner"] == "S2" and out["ballots"]["cy"] == ["S1", "S3", "S2"]
         assert out["d"]["S2"]["S1"] == 2 and end["revision"]["critiques"] == 1
-        # the seats' model use is filed under the room
+        # the seats' model use is charged to the seated learners, in near-equal parts
         rows = {r["user"]: r for r in gw.store.summary()}
-        assert rows[f"room:{code}"]["requests"] > 0 and "ana" not in rows
+        assert set(rows) == {"ana", "bo", "cy"}
+        assert {r["lesson"] for r in rows.values()} == {f"roundtable room {code}"}
+        spent = sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows.values())
+        used = sum(t["usage"]["prompt_tokens"] + t["usage"]["completion_tokens"]
+                   for t in whole["turns"] if t.get("calls"))  # fmt: skip
+        assert all(r["prompt_tokens"] for r in rows.values()) and spent == used > 0
         # a finished room still reads back, and takes no more moves
         with pytest.raises(RoomRefused) as err:
             ana.say("one more")
@@ -279,6 +288,72 @@ def test_a_learner_opens_a_few_rooms_at_most(tmp_path: Path) -> None:
         assert client(url, "t-bo").open("Bo's own room?")["seated"] == ["bo"]
 
 
+def test_floods_of_wrong_codes_moves_and_new_rooms_get_429_with_one_line(tmp_path: Path):
+    with service(tmp_path) as (url, gw):
+        s = gw.rooms.settings
+        s.per_learner, s.opens_per_hour = 100, 3
+        ana, bo, cy = (client(url, f"t-{n}") for n in ("ana", "bo", "cy"))
+        code = ana.open("Homework with AI?")["code"]
+        assert len(code) == 8  # 31**8 codes
+
+        def refused(call: Any) -> RoomRefused:
+            with pytest.raises(RoomRefused) as err:
+                call()
+            return err.value
+
+        # guessing: 10 wrong codes a minute, then even the right one waits
+        assert [refused(lambda: bo.join("ZZZZZZZZ")).status for _ in range(10)] == [404] * 10
+        err = refused(lambda: bo.join("ZZZZZZZZ"))
+        assert err.status == 429 and "wrong room codes" in err.message and "wait" in err.hint
+        assert refused(lambda: bo.join(code)).status == 429
+        assert cy.join(code)["seated"] == ["ana", "cy"]  # the others are not held up
+        # a flood of moves: the 121st within a minute is refused, the transcript stops growing
+        n0 = len(ana.state(0, wait=False)["turns"])
+        codes = []
+        for i in range(s.moves_per_min + 5):
+            try:
+                (ana.hand if i % 2 == 0 else ana.lower)()
+                codes.append(200)
+            except RoomRefused as e:
+                codes.append(e.status)
+        assert codes.count(429) == 5 and 429 not in codes[: s.moves_per_min - 1], codes
+        assert len(ana.state(0, wait=False)["turns"]) - n0 <= s.moves_per_min
+        # opening rooms: 3 an hour here (12 by default), however many were left at once
+        for _ in range(2):
+            cy.open("One more room?")
+            cy.leave()
+        cy.open("The third one?")
+        err = refused(lambda: cy.open("A fourth?"))
+        assert err.status == 429 and "in the last hour" in err.message
+
+
+def test_rooms_left_empty_or_ended_long_ago_are_archived_not_kept_or_resumed(tmp_path: Path):
+    import os
+
+    with service(tmp_path) as (url, gw):
+        ana, bo = client(url, "t-ana"), client(url, "t-bo")
+        empty = ana.open("Left at once?")["code"]
+        ana.leave()
+        live = bo.open("Still talking?")["code"]
+        rooms = gw.rooms.settings.rooms_dir
+        hour_ago = time.time() - 3600
+        for code in (empty, live):
+            os.utime(rooms / f"{code}.json", (hour_ago, hour_ago))
+        ana.open("A new one")  # opening a room sweeps the old ones
+        with pytest.raises(RoomRefused) as err:
+            bo.join(empty)
+        assert err.value.status == 404
+        assert (rooms / "archive" / f"{empty}.json").is_file()
+        assert not (rooms / f"{empty}.json").exists()
+        bo.code = live
+        assert bo.state(0, wait=False)["code"] == live  # seated: kept however quiet
+    with service(tmp_path) as (url, gw):  # a restart resumes what was kept, not the archive
+        again = client(url, "t-bo")
+        again.code = live
+        assert again.state(0, wait=False)["code"] == live
+        assert empty not in gw.rooms.hosts
+
+
 def test_the_client_says_what_went_wrong_and_the_rooms_dir_sits_beside_the_usage_db(
     tmp_path, monkeypatch
 ):
@@ -416,3 +491,35 @@ def test_with_the_fallacy_check_on_every_turn_is_flagged_for_every_seat(tmp_path
         if t in spoken:
             assert by_target[i] == int("because I say so" in t["text"]), t
     assert 1 in by_target.values() and 0 in by_target.values()
+
+
+def test_a_learner_over_the_limit_cannot_spend_through_a_room(tmp_path: Path) -> None:
+    from argnb.classroom.usage import Limits, Use
+    from argnb.llm.testserver import ProtocolServer
+
+    srv = ProtocolServer(table_backend(model="m")).start()
+    with service(tmp_path, upstream=srv.url + "/v1", limits=Limits(tokens_per_day=50)) as (
+        url,
+        gw,
+    ):
+        gw.store.record(Use(user="ana", lesson="01", model="m", prompt_tokens=40,
+                            completion_tokens=20, seconds=1.0, status="ok", started=time.time()))  # fmt: skip
+        ana = client(url, "t-ana")
+        code = ana.open("Should homework allow AI tools?", turns=4)["code"]
+        end = time.monotonic() + 20
+        while "used today's tokens" not in (s := ana.state(wait=False))["error"]:
+            assert time.monotonic() < end, s["error"]
+            time.sleep(0.05)
+        # refused before the model server: nothing asked, nothing charged, one line shown
+        assert srv.requests == [] and s["phase"] != "ended"
+        assert [r["user"] for r in gw.store.summary()] == ["ana"]
+        # bo, with tokens left, sits down: the room goes on at bo's cost alone
+        bo = client(url, "t-bo")
+        bo.join(code)
+        end = time.monotonic() + 30
+        while not any(r["lesson"] == f"roundtable room {code}" for r in gw.store.summary()):
+            assert time.monotonic() < end, ana.state(wait=False)["error"]
+            time.sleep(0.05)
+        room = [r for r in gw.store.summary() if r["lesson"] == f"roundtable room {code}"]
+        assert [r["user"] for r in room] == ["bo"] and srv.requests
+    srv.stop()

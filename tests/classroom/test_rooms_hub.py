@@ -101,11 +101,12 @@ def test_three_hub_users_deliberate_in_one_room_through_a_ranked_closing(hub):
     out = whole["outcome"]
     assert set(out["ballots"]) == set(names[:3]) and whole["revision"] is not None
     assert whole["ended"] == "turns" and whole["seated"] == names[:3]
-    # the room's model use is the gateway's, filed under the room
+    # the room's model use is the gateway's, charged to its three seated learners
     from argnb.classroom.usage import UsageStore
 
-    rows = {r["user"]: r for r in UsageStore(f"sqlite:///{work / 'usage.sqlite'}").summary()}
-    assert rows[f"room:{code}"]["requests"] > 0
-    assert rows[f"room:{code}"]["prompt_tokens"] > 0
+    rows = UsageStore(f"sqlite:///{work / 'usage.sqlite'}").summary()
+    room = {r["user"]: r for r in rows if r["lesson"] == f"roundtable room {code}"}
+    assert set(room) == set(names[:3]) and all(r["prompt_tokens"] > 0 for r in room.values())
+    assert not any(r["user"].startswith("room:") for r in rows)
     assert (work / "argnb-rooms" / f"{code}.json").is_file()
     print(f"room {code}: {len(turns)} turns in {seconds:.0f} s")

@@ -68,7 +68,7 @@ def _state(tmp_path: Path) -> tuple[Path, Path]:
     (state / "argnb-rooms").mkdir(parents=True)
     db = state / "usage.sqlite"
     db.write_text("")
-    room = state / "argnb-rooms" / "K7QM2X.json"
+    room = state / "argnb-rooms" / "K7QM2XAB.json"
     room.write_text("{}")
     for p, m in ((state, 0o755), (state / "argnb-rooms", 0o755), (db, 0o644), (room, 0o644)):
         p.chmod(m)
@@ -79,7 +79,7 @@ def test_without_a_user_the_files_become_private_to_the_hubs_user(tmp_path: Path
     db, rooms = _state(tmp_path)
     seen = _take_over("", db, rooms)
     assert seen["uid"] == os.getuid() and seen["new"] == "0o600"
-    assert (_mode(db), _mode(rooms), _mode(rooms / "K7QM2X.json")) == (0o600, 0o700, 0o600)
+    assert (_mode(db), _mode(rooms), _mode(rooms / "K7QM2XAB.json")) == (0o600, 0o700, 0o600)
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
@@ -90,9 +90,11 @@ def test_as_root_the_gateway_takes_its_files_over_and_becomes_its_user(tmp_path:
     seen = _take_over("nobody", db, rooms)
     assert "error" in seen and "cannot write in" in seen["error"]  # state/ is root's
     assert "install -d -o nobody" in seen["error"]
+    seen = _take_over("nobody", made, made.parent / "argnb-rooms")  # as configure sets them
+    assert "uid" in seen, seen
     seen = _take_over("nobody", made, rooms)
     assert (seen["uid"], seen["gid"], seen["groups"]) == (nobody.pw_uid, nobody.pw_gid, [])
-    for path, mode in ((made.parent, 0o700), (rooms, 0o700), (rooms / "K7QM2X.json", 0o600)):
+    for path, mode in ((made.parent, 0o700), (rooms, 0o700), (rooms / "K7QM2XAB.json", 0o600)):
         st = path.stat()
         assert (stat.S_IMODE(st.st_mode), st.st_uid) == (mode, nobody.pw_uid), path
     assert _mode(made.parent.parent) == 0o755  # a parent made on the way stays root's and open
