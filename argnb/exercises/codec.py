@@ -26,6 +26,9 @@ __all__ = ["CodecError", "decode", "dumps", "encode", "loads"]
 MAX_BYTES = 4 * 2**20
 #: nesting of containers, and items taken from an iterator
 MAX_DEPTH, MAX_ITEMS = 64, 1_000_000
+#: the longest integer that crosses (Python's own limit for turning one into text is 4300)
+MAX_INT_DIGITS = 4000
+MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219)
 #: pydantic models that may cross, by tag (``module:class``); their fields are validated
 MODELS = {
     "argnb.dialectic.schemas:Argument",
@@ -50,7 +53,11 @@ def encode(value: Any, depth: int = 0) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
-        return value if abs(value) < 2**63 else {"$int": str(value)}
+        if abs(value) < 2**63:
+            return value
+        if value.bit_length() > MAX_INT_BITS:
+            raise CodecError(f"an integer of more than {MAX_INT_DIGITS} digits cannot be graded")
+        return {"$int": str(int(value))}
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$float": repr(value)}
     if isinstance(value, list):
@@ -133,8 +140,11 @@ def decode(data: Any, depth: int = 0) -> Any:
                 raise CodecError("a dict entry is not a pair")
             out[_hashable(decode(pair[0], depth + 1))] = decode(pair[1], depth + 1)
         return out
-    if tag == "$int" and isinstance(body, str) and len(body) < 5000:
-        return int(body)
+    if tag == "$int" and isinstance(body, str) and len(body) <= MAX_INT_DIGITS + 1:
+        try:
+            return int(body)
+        except ValueError:
+            raise CodecError("not an integer") from None
     if tag == "$float" and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag == "$random":

@@ -70,7 +70,10 @@ def run_notebook(
             (base / exercise.name / "student").mkdir(parents=True, exist_ok=True)
         cwd = scratch.box / exercise.name / "student"  # where the student's copy sat
         group = cgroups.create(limits.total_memory_mb, limits.processes)
-        spec = sandbox.write_spec(scratch, level, limits, cwd, cgroup=group.procs if group else [])
+        withheld = list(nb.metadata.get("argnb", {}).get("withheld", []))
+        spec = sandbox.write_spec(
+            scratch, level, limits, cwd, cgroup=group.procs if group else [], withheld=withheld
+        )
         checker_cwd = scratch.check / exercise.name / "student"
         checker_spec = sandbox.write_spec(scratch, level, limits, checker_cwd, checker=True)
         job = scratch.check / "job.json"

@@ -38,9 +38,17 @@ def safe_name(student: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", student).strip("._") or "student"
 
 
+def _e(text: object) -> str:
+    """Escaped for HTML, and every control character shown as ``\\xNN`` (as in the CSV): a
+    student's ESC or BEL bytes are kept visibly, never as bytes in the page's file."""
+    from argnb.csvsafe import printable
+
+    return esc(printable(str(text)))
+
+
 def feedback_html(student: str, outcomes: list[Outcome], exercise: str) -> str:
     """A self-contained feedback page: every check, its points, what failed and a hint."""
-    e = esc
+    e = _e
     got = sum(r.points for o in outcomes for r in o.rows)
     best = sum(r.max_points for o in outcomes for r in o.rows)
     parts = [

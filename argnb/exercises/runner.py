@@ -4,8 +4,8 @@ This is the grader's child process (``python -m argnb.exercises.runner NB LOG SP
 --checker CSPEC JOB --timeout S``), one per notebook. It runs **outside** the sandboxes: the
 student's kernel runs in one (started through :mod:`.jail` with the spec the grader wrote), the
 checker (:mod:`.checker`) in another that never sees the student's files. The runner runs the
-student's cells in the kernel, then makes a socket in the kernel's folder, lets the kernel
-connect (:mod:`.serve`) and hands the connection to the checker: from then on the checker calls
+student's cells in the kernel, then makes a socket in a folder of its own (mounted read-only in
+the kernel's sandbox), lets the kernel connect (:mod:`.serve`) and hands the connection to the checker: from then on the checker calls
 the student's functions over it while it runs the checks, and writes one verdict per check. No
 check cell, hidden test or expected value is ever sent to the kernel.
 
@@ -91,6 +91,14 @@ def _manager(spec: Path, box: Path) -> Any:
             if os.geteuid() == 0:  # the sandbox user must read its own connection file
                 os.chown(self.connection_file, SANDBOX_UID, SANDBOX_UID)
             return [*jail_command(spec), *cmd]
+
+        # the kernel's folder is the student's once a cell has run: nothing is removed through
+        # it (a planted link would lead there); the grader removes the scratch folder instead
+        def cleanup_connection_file(self) -> None:
+            pass
+
+        def cleanup_ipc_files(self) -> None:
+            pass
 
         def client(self, **kwargs: Any) -> Any:
             kc = super().client(**kwargs)
@@ -193,25 +201,23 @@ class Checker:
         self.control.close()
 
 
-def _serve(client: Any, box: Path, checker: Checker) -> str | None:
-    """Let the kernel answer the checker until it is done; why the kernel stopped, if it did."""
+def _serve(client: Any, where: dict[str, str], checker: Checker) -> str | None:
+    """Let the kernel answer the checker until it is done; why the kernel stopped, if it did.
+
+    ``where``: the socket's path here (``host``, in a folder only the grader writes) and in the
+    kernel's sandbox (``inside``)."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbformat.v4 import new_code_cell
 
-    from argnb.exercises.sandbox import SANDBOX_UID
-
-    path = box / ".k" / "grader.sock"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    os.chmod(path, 0o666)
-    if os.geteuid() == 0:
-        os.chown(path, SANDBOX_UID, SANDBOX_UID)
+    listener.bind(where["host"])
+    os.chmod(where["host"], 0o666)  # any user may connect; the folder is ours alone
     listener.listen(1)
     done = threading.Event()
     passing = threading.Thread(target=checker.hand_over, args=(listener, done), daemon=True)
     passing.start()
     cell = new_code_cell(
-        f"__import__('argnb.exercises.serve', fromlist=['loop']).loop({str(path)!r})"
+        f"__import__('argnb.exercises.serve', fromlist=['loop']).loop({where['inside']!r})"
     )
     client.nb.cells.append(cell)
     reason = None
@@ -321,7 +327,7 @@ def run(
                 if checker is not None:
                     client.timeout = max(1, int(deadline - time.monotonic()))
                     index = first_check
-                    reason = _serve(client, box, checker)
+                    reason = _serve(client, config["socket"], checker)
                     checker.finish(wait=2 if reason == "timeout" else 30)
                     if not _log_verdicts(stream, checker, checks, reason):
                         return 0

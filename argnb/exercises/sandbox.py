@@ -4,13 +4,19 @@ The isolation is configuration, decided here and nowhere else (the threat model 
 ``docs/classroom.md``). For every submitted notebook the grader makes a scratch folder with
 
 * ``box/`` — a copy of the exercise's student files (notebooks and data, never ``solutions/``),
-  the kernel's connection file and sockets, ``HOME``: the one writable place the kernel sees;
+  the kernel's connection file and sockets, ``HOME``: the one writable place the kernel sees.
+  Once a student's cell has run, the grader creates, changes or removes nothing in it (a link
+  planted there leads nowhere of ours); the whole scratch folder is removed without following
+  links;
 * ``private/`` — the graded notebook with its hidden checks, the event log, the seccomp program
   and the sandbox spec: only the grader reads it, it is never mounted;
 * ``check/`` — the checker's own copy of the exercise's files and its job (the check cells,
   hidden tests included): mounted read-only in the checker's sandbox (:mod:`.checker`), never in
   the kernel's;
-* ``stage/`` — mount points used when the grader runs as root (see :mod:`.jail`).
+* ``sockets/`` — the runner's socket for the checker (mounted read-only in the kernel's sandbox:
+  the kernel connects, never creates or redirects anything there);
+* ``stage/`` — mount points used when the grader runs as root (see :mod:`.jail`), and the masks
+  over withheld functions (:mod:`.withhold`).
 
 The kernel then runs (:mod:`.jail`) under ``bwrap`` with new user, PID, IPC, network, UTS and
 cgroup namespaces, as user 65534 (also on the host when the grader is root), a private ``/tmp``,
@@ -39,6 +45,9 @@ from pathlib import Path
 MODES = ("bwrap", "none")
 #: the sandbox user inside, and on the host when the grader is root (``nobody``)
 SANDBOX_UID = 65534
+#: where the runner's socket for the checker appears in the kernel's sandbox (read-only: the
+#: kernel connects, and nothing it did to its own folder can redirect what the runner creates)
+SOCKET_DIR, SOCKET = "/run/argnb", "grader.sock"
 #: where the embedded model file appears in the sandbox (no path of the instructor's leaks in)
 MODEL_PATH = "/opt/argnb/model.gguf"
 INSTALL_HINT = (
@@ -81,19 +90,22 @@ class Scratch:
     private: Path
     stage: Path
     check: Path
+    sockets: Path
 
     @classmethod
     def create(cls) -> Scratch:
         root = Path(tempfile.mkdtemp(prefix="argnb-grade-")).resolve()
         os.chmod(root, 0o711)  # the sandbox user may pass through, never list
         box, private, stage = root / "box", root / "private", root / "stage"
-        check = root / "check"
+        check, sockets = root / "check", root / "sockets"
         box.mkdir()
         private.mkdir(mode=0o700)
         stage.mkdir()
         check.mkdir()
+        sockets.mkdir()
         os.chmod(stage, 0o711)
-        return cls(root, box, private, stage, check)
+        os.chmod(sockets, 0o755)  # the sandbox user connects; only the grader creates
+        return cls(root, box, private, stage, check, sockets)
 
     def hand_over(self) -> None:
         """Give ``box`` to the sandbox user (when the grader is root)."""
@@ -194,12 +206,14 @@ def write_spec(
     *,
     checker: bool = False,
     cgroup: list[str] | None = None,
+    withheld: list[str] | None = None,
 ) -> Path:
     """The jail's instructions for this submission, in ``private/`` (see :mod:`.jail`).
 
     ``checker``: the checker's sandbox instead of the kernel's: its own read-only folder
     (``check/``, the exercise's files and the job), never ``box/``, and no model. ``cgroup``:
-    the ``cgroup.procs`` files the jail joins first (:mod:`.cgroups`).
+    the ``cgroup.procs`` files the jail joins first (:mod:`.cgroups`). ``withheld``: the
+    functions the exercise withholds, masked in the kernel's sandbox (:mod:`.withhold`).
     """
     from argnb.exercises import seccomp
 
@@ -221,6 +235,13 @@ def write_spec(
         binds += [[str(p), str(p), "ro"] for p in read_only_mounts()]
         if model:
             binds.append([model, MODEL_PATH, "ro"])
+        if not checker:  # the runner's socket, in a folder of ours the kernel cannot write
+            binds.append([str(scratch.sockets), SOCKET_DIR, "ro"])
+        if withheld and not checker:
+            from argnb.exercises.withhold import binds as masks
+
+            visible = [Path("/usr"), *_real_dirs(), *read_only_mounts()]
+            binds += masks(withheld, scratch.stage / "masks", visible)
         binds.append([str(own), str(own), "ro" if checker else "rw"])
         stage = scratch.stage / ("checker" if checker else "kernel")
         stage.mkdir(exist_ok=True)
@@ -234,6 +255,9 @@ def write_spec(
             stage=str(stage) if _is_root() else None,
             host_uid=SANDBOX_UID if _is_root() else None,
         )
+    if not checker:
+        inside = SOCKET_DIR if mode == "bwrap" else str(scratch.sockets)
+        spec["socket"] = {"host": str(scratch.sockets / SOCKET), "inside": f"{inside}/{SOCKET}"}
     path = scratch.private / ("checker.json" if checker else "sandbox.json")
     path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
     return path

@@ -269,6 +269,180 @@ REAL_TRICKS = {
 }
 
 
+#: issue 37: every way around a withheld function, tried in turn by one student's
+#: grounded_extension; the first that works answers (3 points), else it raises what each met
+SHORTCUTS = r"""
+import glob, importlib, importlib.util, json, marshal, os, runpy, subprocess, sys
+import argnb
+
+SEMANTICS = os.path.join(os.path.dirname(argnb.__file__), "dialectic", "semantics.py")
+PYARG_FILE = "py_arg/algorithms/semantics/get_grounded_extension.py"
+
+
+def _pyarg_names(ext):
+    return {a.name for a in ext}
+
+
+def _pyarg_source(arguments, defeats):  # the library's function, its source file run by hand
+    spec = importlib.util.find_spec("py_arg.algorithms.semantics.get_grounded_extension")
+    ns = {"__name__": "copy"}
+    exec(open(spec.origin).read(), ns)
+    from argnb.dialectic.semantics import framework
+    return _pyarg_names(ns["get_grounded_extension"](framework(arguments, defeats)))
+
+
+def _pyarg_file(arguments, defeats):  # the same file, found on disk without importing
+    found = [os.path.join(b, PYARG_FILE) for b in sys.path if os.path.isfile(os.path.join(b, PYARG_FILE))]
+    if not found:
+        raise FileNotFoundError("no " + PYARG_FILE + " on the path")
+    ns = {"__name__": "copy"}
+    exec(open(found[0]).read(), ns)
+    from argnb.dialectic.semantics import framework
+    return _pyarg_names(ns["get_grounded_extension"](framework(arguments, defeats)))
+
+
+def _reimport(arguments, defeats):  # popped from sys.modules, imported afresh
+    for k in [k for k in sys.modules if k.startswith(("py_arg", "argnb.dialectic"))]:
+        del sys.modules[k]
+    return importlib.import_module("argnb.dialectic.semantics").grounded_extension(
+        arguments, defeats)
+
+
+def _reload(arguments, defeats):
+    import argnb.dialectic.semantics as sem
+    return importlib.reload(sem).grounded_extension(arguments, defeats)
+
+
+def _our_source(arguments, defeats):  # argnb's module, its source run by hand
+    ns = {"__name__": "copy"}
+    exec(open(SEMANTICS).read(), ns)
+    return ns["grounded_extension"](arguments, defeats)
+
+
+def _compiled(arguments, defeats):  # the module's compiled cache, loaded by hand
+    folder = os.path.join(os.path.dirname(SEMANTICS), "__pycache__")
+    caches = glob.glob(os.path.join(folder, "semantics.*.pyc"))
+    if not caches:
+        raise FileNotFoundError("no compiled cache")
+    ns = {"__name__": "copy"}
+    exec(marshal.loads(open(caches[0], "rb").read()[16:]), ns)
+    return ns["grounded_extension"](arguments, defeats)
+
+
+def _run_module(arguments, defeats):
+    ns = runpy.run_module("argnb.dialectic.semantics", run_name="copy")
+    return ns["grounded_extension"](arguments, defeats)
+
+
+def _compose(arguments, defeats):  # py_arg's helpers that are not withheld
+    from py_arg.algorithms.semantics.get_acceptable_with_respect_to import (
+        get_acceptable_with_respect_to)
+    from py_arg.utils.fixpoint import get_least_fixed_point
+    from argnb.dialectic.semantics import framework
+    af = framework(arguments, defeats)
+    return _pyarg_names(get_least_fixed_point(
+        lambda x: get_acceptable_with_respect_to(x, af), set()))
+
+
+def _helper(arguments, defeats, line):  # a helper Python process imports the solver
+    code = ("import json, sys\n" + line + "\na, d = json.load(sys.stdin)\n"
+            "print(json.dumps(sorted(solve(a, [tuple(x) for x in d]))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          input=json.dumps([list(arguments), list(defeats)]))
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1])
+    return set(json.loads(done.stdout))
+
+
+ROUTES = {
+    "pyarg_source": _pyarg_source, "pyarg_file": _pyarg_file, "reimport": _reimport,
+    "reload": _reload, "our_source": _our_source, "compiled": _compiled,
+    "run_module": _run_module, "compose": _compose,
+    "helper_ours": lambda a, d: _helper(
+        a, d, "from argnb.dialectic import grounded_extension as solve"),
+    "helper_pyarg": lambda a, d: _helper(
+        a, d, "from py_arg.algorithms.semantics.get_grounded_extension import "
+        "get_grounded_extension as g\nfrom argnb.dialectic.semantics import framework\n"
+        "solve = lambda a, d: {x.name for x in g(framework(a, d))}"),
+}
+
+
+def grounded_extension(arguments, defeats):
+    failed = {}
+    for name, route in ROUTES.items():
+        try:
+            return set(route(list(arguments), list(defeats)))
+        except BaseException as exc:  # what it met, short: the grades cut long messages
+            text = f"{type(exc).__name__}: {exc}"
+            named = "not available in this exercise" in text or "withheld in this" in text
+            failed[name] = "named" if named else text[:40]
+    raise RuntimeError("ROUTES " + json.dumps(failed))
+"""
+
+#: issue 37: careless or hostile notebooks of ex2_grounded (each starts from the solution):
+#: ``func`` replaces its grounded_extension cell, ``hand`` its by-hand cell, ``extra`` is a cell
+#: added before the checks
+ISSUE37 = {
+    "shortcuts": {"func": SHORTCUTS},
+    "empties_inputs": {
+        "func": "def grounded_extension(arguments, defeats):\n"
+        "    arguments.clear()\n    defeats.clear()\n    return set()"
+    },
+    "overfits": {
+        "func": "def grounded_extension(arguments, defeats):\n"
+        "    if list(arguments) == list(FRAMEWORK_ARGUMENTS):\n"
+        "        return {'a', 'c'}  # the visible framework's answer, read off the map\n"
+        "    return set(arguments)"
+    },
+    # ordinary bugs, each in one check: that check 0 with its message, the other keeps its points
+    "huge_number": {"hand": "grounded = 10**100000\nlabels = {}"},
+    "generator_raises": {
+        "func": "def grounded_extension(arguments, defeats):\n"
+        "    def accepted():\n"
+        "        for a in arguments:\n"
+        "            if a > 'b':\n"
+        "                raise ValueError('\x1b[31m' + a + ' has no label\x07')\n"
+        "            yield a\n\n"
+        "    return accepted()"
+    },
+    "str_raises": {
+        "func": "class Odd(Exception):\n"
+        "    def __str__(self):\n        raise RuntimeError('no text')\n"
+        "    __repr__ = __str__\n\n\n"
+        "def grounded_extension(arguments, defeats):\n    raise Odd()"
+    },
+    "iter_raises": {
+        "func": "class Frozen(frozenset):\n"
+        "    def __iter__(self):\n        raise RuntimeError('cannot be read')\n\n\n"
+        "def grounded_extension(arguments, defeats):\n    return Frozen(arguments)"
+    },
+    # a correct answer among debug prints and big values: full marks
+    "noisy": {
+        "func": "def grounded_extension(arguments, defeats):\n"
+        "    print('debug ' * 500_000)  # 3 MB a call\n"
+        "    accepted, rejected = set(), set()\n"
+        "    while True:\n"
+        "        new = {a for a in arguments if a not in accepted\n"
+        "               and all(s in rejected for s, d in defeats if d == a)}\n"
+        "        if not new:\n            return accepted\n"
+        "        accepted |= new\n"
+        "        rejected |= {d for s, d in defeats if s in accepted}",
+        "extra": "blob = bytes(50_000_000)\nshown = 'y' * 50_000_000\nshown",
+    },
+    # links in every place the kernel can write, to a folder of the host's outside the scratch
+    "plants_links": {
+        "extra": "import glob, os\n"
+        "box = os.path.abspath('../..')\n"
+        "os.rename(box + '/.k', box + '/.k-moved')\n"
+        "os.symlink('{outside}', box + '/.k')\n"
+        "for f in glob.glob(box + '/.k-moved/*'):\n"
+        "    os.rename(f, f + '-moved')\n"
+        "    os.symlink('{outside}/' + os.path.basename(f), f)\n"
+        "os.symlink('{outside}', 'here')"
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def grounded_batch(tmp_path_factory):
     """One run of ``argnb exercises grade`` over ex2_grounded (a 20 s limit, two jobs): the
@@ -312,6 +486,25 @@ def grounded_batch(tmp_path_factory):
             )
     (subs / "delegates").mkdir()
     nbformat.write(delegates, subs / "delegates" / "ex2_grounded.ipynb")
+    outside = tmp / "outside"  # where planted links lead: the host's, never the sandbox's
+    outside.mkdir()
+    for who, case in ISSUE37.items():
+        nb = nbformat.read(folder / "solutions" / "ex2_grounded.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.source.startswith("def grounded_extension") and "func" in case:
+                cell.source = case["func"]
+            elif "### BEGIN SOLUTION" in cell.source and "labels" in cell.source and "hand" in case:
+                cell.source = case["hand"]
+        if "extra" in case:
+            extra = case["extra"].replace("{outside}", str(outside))
+            nb.cells.insert(-1, nbformat.v4.new_code_cell(extra))
+        (subs / who).mkdir()
+        nbformat.write(nb, subs / who / "ex2_grounded.ipynb")
+    import py_compile
+
+    from argnb.dialectic import semantics
+
+    py_compile.compile(semantics.__file__)  # the compiled cache a student could load by hand
     out = tmp / "grades.csv"
     graded: list[g.Grades] = []  # what the command graded, as well as what it wrote
     grade = g.grade
@@ -333,7 +526,7 @@ def grounded_batch(tmp_path_factory):
     with out.open() as f:
         rows = list(csv.DictReader(f))
     return {"code": code, "printed": printed.getvalue(), "rows": rows, "grades": graded[0],
-            "tmp": tmp}  # fmt: skip
+            "tmp": tmp, "outside": outside, "csv": out.read_bytes()}  # fmt: skip
 
 
 @pytest.mark.notebook
@@ -476,3 +669,74 @@ def test_every_solution_scores_full_marks_through_the_checker(exercise, tmp_path
     grades = g.grade(tmp_path / "subs", folder, timeout=120, jobs=2)
     missed = [(r.notebook, r.check, r.message) for r in grades.rows if not r.passed]
     assert missed == [] and len(grades.rows) >= 2
+
+
+def _scores(batch, who: str) -> dict[str, tuple[float, str]]:
+    return {r.check: (r.points, r.message) for r in batch["grades"].rows if r.student == who}
+
+
+@pytest.mark.notebook
+def test_withheld_functions_are_unreachable_by_every_route(grounded_batch):
+    """Issue 37: the library's source run by hand, the module imported or reloaded afresh, its
+    compiled cache, runpy, the library's other helpers, a helper process: none reaches a withheld
+    function, each says so, and the notebook is flagged for review."""
+    import json
+
+    got = _scores(grounded_batch, "shortcuts")
+    assert got["grounded_by_hand"][0] == 2 and got["grounded_code"][0] == 0, got
+    failed = json.loads(got["grounded_code"][1].split("ROUTES ", 1)[1])
+    assert failed.pop("pyarg_file").startswith("FileNotFoundError")  # the folder holds the note
+    assert failed == dict.fromkeys(failed, "named") and len(failed) == 9, failed
+    (outcome,) = [o for o in grounded_batch["grades"].outcomes if o.student == "shortcuts"]
+    assert {"runpy", "subprocess", "marshal", "importlib", "exec("} <= set(outcome.flags)
+
+
+@pytest.mark.notebook
+def test_expected_values_come_from_the_checkers_own_inputs(grounded_batch):
+    """Emptying the framework it is given no longer empties the reference answer; an answer fit
+    to the visible framework fails the others."""
+    for who in ("empties_inputs", "overfits"):
+        got = _scores(grounded_batch, who)
+        assert got["grounded_by_hand"][0] == 2 and got["grounded_code"][0] == 0, (who, got)
+    assert (
+        "not the grounded extension"
+        in _scores(grounded_batch, "empties_inputs")["grounded_code"][1]
+    )
+
+
+@pytest.mark.notebook
+def test_an_ordinary_bug_costs_its_own_check_and_nothing_else(grounded_batch):
+    grades = grounded_batch["grades"]
+    want = {
+        "huge_number": ("grounded_by_hand", "more than 4000 digits"),
+        "generator_raises": ("grounded_code", "raised ValueError while the grader read it"),
+        "str_raises": ("grounded_code", "Odd: (its message could not be shown"),
+        "iter_raises": ("grounded_code", "raised RuntimeError while the grader read it"),
+    }
+    for who, (broken, message) in want.items():
+        got = _scores(grounded_batch, who)
+        other = "grounded_code" if broken == "grounded_by_hand" else "grounded_by_hand"
+        assert got[broken][0] == 0 and message in got[broken][1], (who, got)
+        assert got[other][0] == {"grounded_code": 3, "grounded_by_hand": 2}[other], (who, got)
+        (outcome,) = [o for o in grades.outcomes if o.student == who]
+        assert outcome.status == "ok", (who, outcome.status, outcome.note)
+    # the student's ESC and BEL bytes are kept as visible escapes, in the CSV and in the page
+    page = (grounded_batch["tmp"] / "grades_feedback" / "generator_raises.html").read_bytes()
+    for raw in (grounded_batch["csv"], page):
+        assert b"\x1b" not in raw and b"\x07" not in raw
+    assert b"\\x1b[31m" in page
+
+
+@pytest.mark.notebook
+def test_debug_prints_and_big_values_cost_nothing(grounded_batch):
+    got = _scores(grounded_batch, "noisy")
+    assert {k: v[0] for k, v in got.items()} == {"grounded_by_hand": 2, "grounded_code": 3}, got
+
+
+@pytest.mark.notebook
+def test_links_planted_in_the_kernels_folders_lead_nowhere_of_the_graders(grounded_batch):
+    """The runner's socket lives in a folder of its own, and nothing is removed through the
+    kernel's folder: the links lead to an empty folder, and the student keeps full marks."""
+    got = _scores(grounded_batch, "plants_links")
+    assert {k: v[0] for k, v in got.items()} == {"grounded_by_hand": 2, "grounded_code": 3}, got
+    assert list(grounded_batch["outside"].iterdir()) == []
