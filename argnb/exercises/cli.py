@@ -1,4 +1,4 @@
-"""``argnb exercises release | grade | report`` (also ``python -m argnb.exercises ...``)."""
+"""``argnb exercises release | grade | lms | report`` (also ``python -m argnb.exercises ...``)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from argnb.terminal import inert
 
     out = output_path(args.out or "grades.csv")
+    _check_lms_args(args)  # before anything is graded
     g.require_sandbox(args.sandbox, args.i_understand)  # before anything is printed
     print(
         f"grading {args.exercise} from {args.submissions} (limit {args.timeout:g} s per notebook)"
@@ -90,6 +91,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
         progress=None if args.quiet else progress,
     )
     feedback = g.write(grades, out, args.feedback)
+    if args.canvas or args.moodle:
+        from argnb.exercises import lms
+
+        book = {args.assignment or args.exercise: lms.from_grades(grades)}
+        grades.warnings += _write_lms(args, book)
     for w in grades.warnings:
         print("warning:", inert(w).replace("\n", "\\n"), file=sys.stderr)
     print()
@@ -100,6 +106,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         f"in {grades.seconds:.1f} s wall time; sandbox: {DESCRIPTION[grades.sandbox]}"
     )
     print(f"grades: {out}   feedback pages: {feedback}/")
+    for flag, path in (("Canvas", args.canvas), ("Moodle", args.moodle)):
+        if path:
+            print(f"{flag} gradebook import: {path}")
     if args.json:
         totals = grades.frame().groupby("student")[["points", "max_points"]].sum()
         print_json(
@@ -114,6 +123,68 @@ def cmd_grade(args: argparse.Namespace) -> int:
             }
         )
     return 0
+
+
+def _check_lms_args(args: argparse.Namespace) -> None:
+    from argnb.cli_common import output_path
+    from argnb.exercises import lms
+
+    for flag in ("canvas", "moodle"):
+        output_path(getattr(args, flag), f"--{flag}", suffixes=(".csv",))
+    if args.roster:
+        lms.read_roster(args.roster)
+
+
+def _write_lms(args: argparse.Namespace, book: dict) -> list[str]:
+    from argnb.exercises import lms
+
+    roster = lms.read_roster(args.roster) if args.roster else None
+    return lms.write(
+        book, roster, canvas_to=args.canvas, moodle_to=args.moodle, moodle_key=args.moodle_user
+    )
+
+
+def cmd_lms(args: argparse.Namespace) -> int:
+    """Several exercises' grades CSVs into one gradebook import (a column each)."""
+    from argnb.exercises import lms
+
+    if not (args.canvas or args.moodle):
+        raise ArgnbError("nothing to write", hint="pass --canvas FILE, --moodle FILE or both")
+    _check_lms_args(args)
+    book: dict = {}
+    for spec in args.grades:
+        name, sep, path = spec.partition("=")
+        file = Path(path if sep else spec)
+        assignment = name if sep else file.stem
+        if assignment in book:
+            raise ArgnbError(
+                f"two grades files for the assignment {assignment!r}",
+                hint="name each column: NAME=grades.csv",
+            )
+        book[assignment] = lms.read_grades(file)
+    for w in _write_lms(args, book):
+        print("warning:", w, file=sys.stderr)
+    for flag, path in (("Canvas", args.canvas), ("Moodle", args.moodle)):
+        if path:
+            print(f"{flag} gradebook import: {path} ({', '.join(book)})")
+    return 0
+
+
+def _lms_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--canvas", type=Path, default=None, help="write Canvas's gradebook import CSV")
+    p.add_argument("--moodle", type=Path, default=None, help="write Moodle's grade import CSV")
+    p.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="CSV: hub_name and any of name,id,sis_user_id,sis_login_id,section,username,email",
+    )
+    p.add_argument(
+        "--moodle-user",
+        choices=["username", "email"],
+        default="username",
+        help="how Moodle finds a learner (username)",
+    )
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -176,7 +247,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="CPU time per process (default: twice --timeout, at least 60)",
     )
     add_run_args(p, out="grades CSV (default grades.csv; feedback pages beside it)")
+    _lms_args(p)
+    p.add_argument(
+        "--assignment", default=None, help="the LMS's name for it (default: the exercise's)"
+    )
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("lms", help="grades CSVs into Canvas's or Moodle's gradebook import")
+    p.add_argument("grades", nargs="+", help="grades.csv files, or NAME=grades.csv (NAME: column)")
+    _lms_args(p)
+    p.set_defaults(func=cmd_lms)
 
     p = sub.add_parser("report", help="one HTML report of a class's ratings or feedback forms")
     p.add_argument("folder", type=Path, help="a folder of CSV files (or one CSV)")

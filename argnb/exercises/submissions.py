@@ -31,6 +31,8 @@ MAX_FILES, MAX_UNPACKED = 2000, 200 * 2**20
 MAX_NAME = 64
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
 LINK = "refused: {what} is a link, which the grader does not follow"
+#: what ``argnb class collect`` writes beside the learners' folders (who handed in what)
+COLLECTED = "collected.json"
 
 
 def _digest(raw: str) -> str:
@@ -214,7 +216,7 @@ def find(folder: Path, names: Iterable[str], unpack_to: Path | None) -> tuple[Fo
         entries = sorted(it, key=lambda e: os.fsencode(e.name))
     for n, entry in enumerate(entries):
         raw = entry.name
-        if raw.startswith("."):
+        if raw.startswith(".") or raw == COLLECTED:
             continue
         stem = _archive_stem(raw)
         if entry.is_symlink():

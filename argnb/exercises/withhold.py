@@ -25,7 +25,6 @@ import importlib
 import inspect
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 NOTE = "{name} is not available in this exercise: write it yourself"
@@ -84,9 +83,11 @@ def _library_paths(top: str) -> list[Path]:
     return found
 
 
-@lru_cache(maxsize=16)
 def masks(withheld: tuple[str, ...]) -> tuple[Mask, ...]:
-    """What to bind over in the kernel's sandbox so that none of ``withheld`` can be reached."""
+    """What to bind over in the kernel's sandbox so that none of ``withheld`` can be reached.
+
+    Made afresh for every notebook (a few milliseconds): a cache file compiled since the last
+    one must be masked too."""
     ours: dict[Path, tuple[str, set[str]]] = {}
     libraries: dict[str, list[Path]] = {}
     for dotted in withheld:

@@ -22,6 +22,7 @@ def test_submissions_as_folders_or_flat_files(tmp_path):
     write_nb(tmp_path / "ana" / "notes.ipynb", ["1"])
     write_nb(tmp_path / "ben__add.ipynb", ["1"])
     (tmp_path / "readme.txt").write_text("hi")
+    (tmp_path / "collected.json").write_text("{}")  # `argnb class collect`'s list: no warning
     found, warnings = g.find_submissions(tmp_path, ["add.ipynb"])
     assert found == {"ana": {"add.ipynb": tmp_path / "ana" / "add.ipynb"},
                      "ben": {"add.ipynb": tmp_path / "ben__add.ipynb"}}  # fmt: skip
@@ -506,6 +507,13 @@ def grounded_batch(tmp_path_factory):
 
     py_compile.compile(semantics.__file__)  # the compiled cache a student could load by hand
     out = tmp / "grades.csv"
+    roster = tmp / "roster.csv"  # two of the class on the LMS's roster, and one not graded
+    roster.write_text(
+        "hub_name,name,sis_login_id,email\n"
+        "correct,Cora Rect,c.rect,cora@uni.example\n"
+        'loops,"Loo, P.",l.oops,loops@uni.example\n'
+        "absent,Ab Sent,a.sent,absent@uni.example\n"
+    )
     graded: list[g.Grades] = []  # what the command graded, as well as what it wrote
     grade = g.grade
 
@@ -519,7 +527,9 @@ def grounded_batch(tmp_path_factory):
         with contextlib.redirect_stdout(printed):
             code = main(
                 ["grade", str(subs), "--exercise", "02_dialectic", "--root", str(root),
-                 "--timeout", "20", "--out", str(out), "--jobs", "2"]
+                 "--timeout", "20", "--out", str(out), "--jobs", "2",
+                 "--canvas", str(tmp / "canvas.csv"), "--moodle", str(tmp / "moodle.csv"),
+                 "--roster", str(roster), "--assignment", "Grounded extension"]
             )  # fmt: skip
     finally:
         g.grade = grade  # type: ignore[assignment]
@@ -740,3 +750,28 @@ def test_links_planted_in_the_kernels_folders_lead_nowhere_of_the_graders(ground
     got = _scores(grounded_batch, "plants_links")
     assert {k: v[0] for k, v in got.items()} == {"grounded_by_hand": 2, "grounded_code": 3}, got
     assert list(grounded_batch["outside"].iterdir()) == []
+
+
+@pytest.mark.notebook
+def test_one_graded_batch_goes_into_canvas_and_moodle(grounded_batch):
+    """Issue 36: the grade command also writes the LMS's gradebook import files."""
+    tmp = grounded_batch["tmp"]
+    with (tmp / "canvas.csv").open(encoding="utf-8") as f:
+        canvas = {r["SIS Login ID"]: r for r in csv.DictReader(f)}
+    assert (
+        canvas["c.rect"]["Grounded extension"] == "5" and canvas["c.rect"]["Student"] == "Cora Rect"
+    )
+    assert (
+        canvas["l.oops"]["Grounded extension"] == "2" and canvas["l.oops"]["Student"] == "Loo, P."
+    )
+    assert canvas["a.sent"]["Grounded extension"] == ""  # on the roster, not graded: no change
+    assert canvas["crashes"]["Grounded extension"] == "2"  # graded, not on the roster: hub name
+    totals: dict[str, float] = {}
+    for r in grounded_batch["rows"]:
+        totals[r["student"]] = totals.get(r["student"], 0) + float(r["points"])
+    with (tmp / "moodle.csv").open(encoding="utf-8") as f:
+        moodle = {r["username"]: r for r in csv.DictReader(f)}
+    assert set(moodle) == {*totals, "absent"}  # no usernames on this roster: the hub names
+    for who, points in totals.items():
+        assert float(moodle[who]["Grounded extension"]) == points
+    assert "grounded_code 0/3 timeout" in moodle["loops"]["Grounded extension feedback"]
