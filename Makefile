@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # llama-cpp-python builds from source: portable CPU flags so a cached wheel runs on any x86-64
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: lab test test-all record test-fast lint format release bench site clean
+.PHONY: lab test test-all record test-fast lint format release dist bench site clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,13 @@ format: $(VENV)/.installed
 
 release: $(VENV)/.installed
 	$(BIN)/python -m argnb.exercises release
+
+# the wheel and the sdist in dist/ (the course inside, never the solutions), checked by twine:
+# what an instructor installs on the hub (docs/deploy.md) before there is a PyPI release
+dist: $(VENV)/.installed
+	rm -rf dist/argnb-*
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m twine check --strict dist/argnb-*
 
 # the course website in build/site (lessons executed once on the embedded model; a rebuild
 # without changes executes nothing: the cache is in build/site-work, git-ignored like build/)

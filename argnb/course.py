@@ -86,6 +86,10 @@ def doc_files(root: Path) -> list[Path]:
     return sorted(p.relative_to(root) for p in (root / "docs").glob("*.md"))
 
 
+#: what :func:`copy_course` last wrote into a folder (with ``update``): each file's SHA-256
+MANIFEST = ".argnb-course.json"
+
+
 @dataclass
 class Copied:
     """What :func:`copy_course` did."""
@@ -93,23 +97,58 @@ class Copied:
     dest: Path
     written: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)  # already there (maybe edited): left alone
+    updated: list[Path] = field(default_factory=list)  # a newer version over an untouched copy
 
 
-def copy_course(dest: str | Path, *, root: Path | None = None) -> Copied:
-    """Copy the course into ``dest``; files that already exist there are kept as they are."""
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _manifest(target: Path) -> dict[str, str]:
+    import json
+
+    try:
+        data = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def copy_course(dest: str | Path, *, root: Path | None = None, update: bool = False) -> Copied:
+    """Copy the course into ``dest``; files that already exist there are kept as they are.
+
+    With ``update`` (a class hub copies the course into every learner's home at each start):
+    a file the learner never changed (the same as what was copied last time, by the hashes in
+    :data:`MANIFEST`) gets the course's newer version; a file they changed is kept as theirs;
+    a file they deleted comes back; a new lesson is added. nbgitpuller merges the same way."""
+    import json
+
     root = root or course_root()
     target = Path(dest).expanduser().resolve()
     if target.exists() and not target.is_dir():
         raise ArgnbError(f"{target} is a file", hint="name a folder for the course")
     result = Copied(target)
+    last = _manifest(target) if update else {}
+    now: dict[str, str] = {}
     for rel in course_files(root):
-        out = target / rel
+        src, out, key = root / rel, target / rel, rel.as_posix()
+        new = _sha(src) if update else ""
         if out.exists():
-            result.kept.append(rel)
-            continue
+            mine = _sha(out) if update and out.is_file() else ""
+            if not update or mine == new or last.get(key) != mine:
+                result.kept.append(rel)
+                now[key] = last.get(key, "") if mine != new else new
+                continue
+            result.updated.append(rel)
+        else:
+            result.written.append(rel)
         out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / rel, out)
-        result.written.append(rel)
+        shutil.copyfile(src, out)
+        now[key] = new
+    if update:
+        (target / MANIFEST).write_text(json.dumps(now, indent=0, sort_keys=True), encoding="utf-8")
     return result
 
 

@@ -75,6 +75,7 @@ def configure(
     answer_s: float = 120.0,
     room_fallacy: bool = False,
     user: str | None = None,
+    course: str | None = "argnb-course",
 ) -> None:
     """Add the gateway service, its roles and the learners' environment to a hub config ``c``.
 
@@ -87,7 +88,9 @@ def configure(
     ``room_fallacy`` has every turn of a room fallacy-checked (one more model call per turn; the
     flags show in every seat's panel). ``user`` is the system user the gateway becomes once it
     has taken its files over (the hub starts it as root): learners' kernels on the same machine
-    then cannot open its database or rooms (0600 files, 0700 folders either way).
+    then cannot open its database or rooms (0600 files, 0700 folders either way). ``course``: the
+    folder of each learner's home the course is copied into when their server starts (new lessons
+    added, untouched files updated, their edits kept; ``None``: not copied).
     """
     lim = Limits(**(limits or {}))
     if api_key_file:
@@ -145,3 +148,19 @@ def configure(
         }
     )
     c.Spawner.environment = environment
+    if course:
+        _copy_course_at_start(c, course)
+
+
+def _copy_course_at_start(c: Any, course: str) -> None:
+    """Wrap the spawner's command: the learner's server copies the course into their home first
+    (:mod:`argnb.classroom.singleuser`, as the learner: nothing of theirs is touched as root)."""
+    cmd = _set(c.Spawner, "cmd", ["jupyterhub-singleuser"])
+    if "argnb.classroom.singleuser" in cmd:
+        return  # configured twice
+    first = Path(cmd[0])
+    # the learners' Python: the command's own, or the one beside jupyterhub-singleuser
+    python = str(first if first.name.startswith("python") else first.parent / "python")
+    if not first.is_absolute() and not first.name.startswith("python"):
+        python = "python3"
+    c.Spawner.cmd = [python, "-m", "argnb.classroom.singleuser", course, "--", *cmd]

@@ -56,9 +56,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     exercise = _exercise_root(args.root) / args.exercise
     if not (exercise / "solutions").is_dir():
+        from argnb.course import PACKAGED
+
+        shipped = PACKAGED in exercise.resolve().parents
         raise ArgnbError(
-            f"no exercise {args.exercise!r} with solutions under {exercise.parent}",
-            hint="name an exercise folder such as 01_fallacy, and pass --root if it is elsewhere",
+            f"no exercise {args.exercise!r} with solutions under {exercise.parent}"
+            + (": the installed package holds the student versions only" if shipped else ""),
+            hint="grading needs the solutions, which are in the repository's exercises/ folder: "
+            "run it in a clone, or pass --root path/to/clone/exercises",
         )
 
     def progress(o: g.Outcome) -> None:

@@ -161,6 +161,34 @@ def test_the_instructor_commands_read_and_set_the_database(tmp_path: Path, capsy
 # -- the hub's configuration -------------------------------------------------------------------
 
 
+def test_configure_has_each_learners_server_copy_the_course_first() -> None:
+    """The spawner's command is wrapped once: the learner's own Python copies the course into
+    their home (as them), then runs the command the hub had (TLJH's, or a custom one)."""
+    from traitlets.config import Config
+
+    from argnb.classroom.hub import configure
+
+    c = Config()
+    c.Spawner.cmd = ["/opt/tljh/user/bin/jupyterhub-singleuser"]
+    configure(c, model_url="http://m/v1", model="m")
+    configure(c, model_url="http://m/v1", model="m")  # twice: still one wrapper
+    assert c.Spawner.cmd == ["/opt/tljh/user/bin/python", "-m", "argnb.classroom.singleuser",
+                             "argnb-course", "--", "/opt/tljh/user/bin/jupyterhub-singleuser"]  # fmt: skip
+    c = Config()
+    c.Spawner.cmd = ["/env/bin/python3", "-m", "jupyterhub.singleuser"]
+    configure(c, model_url="http://m/v1", model="m", course="course")
+    assert c.Spawner.cmd[:5] == [
+        "/env/bin/python3",
+        "-m",
+        "argnb.classroom.singleuser",
+        "course",
+        "--",
+    ]
+    c = Config()
+    configure(c, model_url="http://m/v1", model="m", course=None)
+    assert "cmd" not in c.Spawner
+
+
 def test_configure_adds_the_service_the_scopes_and_the_learners_settings() -> None:
     from traitlets.config import Config
 

@@ -382,6 +382,8 @@ folder = os.path.expanduser("~/argnb-course/exercises/02_dialectic/student")
 os.makedirs(folder, exist_ok=True)
 target = os.path.join(folder, "ex2_grounded.ipynb")
 data, link = {data!r}, {link!r}
+if os.path.lexists(target):  # the copy the course put there at the first login
+    os.remove(target)
 if link:
     os.symlink(link, target)  # the attack: hand in a file the learner cannot read
     print(os.readlink(target))
@@ -428,18 +430,30 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
     subs, fb = tmp_path / "subs", tmp_path / "fb"
     said = _cli("class", "collect", "02_dialectic", "--to", str(subs), *homes)
     assert f"{c.name}: refused ex2_grounded.ipynb: a link" in said, said
-    assert sorted(p.name for p in subs.iterdir() if p.is_dir()) == [a.name, b.name]
+    # d handed nothing in: the course copied into its home at its first login is collected as it
+    # came (it scores 0), and so are the exercise's other notebooks of everyone, c's included;
+    # the copy is d's own
+    assert sorted(p.name for p in subs.iterdir() if p.is_dir()) == sorted(
+        lr.name for lr in learners
+    )
+    assert not (subs / c.name / "ex2_grounded.ipynb").exists()  # the link was refused
+    home_copy = Path(
+        f"/home/{d.name}/argnb-course/exercises/02_dialectic/student/ex2_grounded.ipynb"
+    )
+    assert (subs / d.name / "ex2_grounded.ipynb").read_bytes() == home_copy.read_bytes()
+    uid = int(subprocess.run(["id", "-u", d.name], capture_output=True, text=True).stdout)
+    assert Path(f"/home/{d.name}/argnb-course/START_HERE.ipynb").stat().st_uid == uid
     assert b"root:" not in b"".join(p.read_bytes() for p in subs.rglob("*") if p.is_file())
     _cli("exercises", "grade", str(subs), "--exercise", "02_dialectic", "--out",
          str(tmp_path / "grades.csv"), "--feedback", str(fb), "--jobs", "2")  # fmt: skip
     from argnb.exercises.submissions import page_name
 
     (fb / f"{page_name(d.name)}.html").write_text("<p>a page for d, who handed nothing in</p>")
-    (subs / d.name).mkdir()
+    (subs / d.name).mkdir(exist_ok=True)
     returned = _cli("class", "return", "02_dialectic", "--feedback", str(fb), "--submissions",
                     str(subs), *homes)  # fmt: skip
     assert f"{d.name}: not returned" in returned, returned  # d's link was not followed
-    for lr in (a, b):
+    for lr in (a, b, c):  # c's refused notebook scores 0, its other notebooks are graded
         page = Path(f"/home/{lr.name}/argnb-course/feedback/02_dialectic.html")
         st = page.lstat()
         uid = int(subprocess.run(["id", "-u", lr.name], capture_output=True, text=True).stdout)
@@ -447,7 +461,6 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
         assert page.read_text() == (fb / f"{page_name(lr.name)}.html").read_text()
         assert lr.name in page.read_text()
     assert Path(a_page).read_text() == (fb / f"{page_name(a.name)}.html").read_text()
-    assert not Path(f"/home/{c.name}/argnb-course/feedback").exists()
     assert os.path.islink(f"/home/{d.name}/argnb-course/feedback/02_dialectic.html")
     # the class report: grades beside each learner's model use
     report = tmp_path / "report.html"
@@ -456,7 +469,8 @@ def test_collect_grade_return_leaves_each_page_only_in_its_owners_home(classroom
     html = report.read_text()
     full = re.search(rf"<td[^>]*>{a.name}</td><td[^>]*>(\d+) / (\d+)</td><td[^>]*>(\d+)</td>", html)
     assert full and full.group(1) != "0" and int(full.group(3)) > 0, html  # points and model use
-    assert "not graded" in html  # c and d: model use, no grade
+    for lr in (c, d):  # nothing of theirs scored: the untouched copies, the refused link
+        assert re.search(rf"<td[^>]*>{lr.name}</td><td[^>]*>0 / \d+</td>", html), html
 
 
 OPEN_CELL = """

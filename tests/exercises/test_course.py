@@ -45,6 +45,51 @@ def test_copy_keeps_the_learners_files(tmp_path):
     assert mine.read_text() == "my edits"
 
 
+def test_an_update_brings_untouched_files_up_to_date_and_keeps_the_learners_edits(tmp_path):
+    """Issue 36: the class hub copies the course into a learner's home at every start."""
+    import shutil
+
+    src = tmp_path / "src"
+    for rel in course.course_files(ROOT):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, src / rel)
+    home = tmp_path / "home" / "argnb-course"
+    first = course.copy_course(home, root=src, update=True)
+    assert first.written and not first.kept and (home / course.MANIFEST).exists()
+    lesson, mine, gone = (Path(n) for n in ("notebooks/00_setup.ipynb", course.HOME,
+                                            "notebooks/02_dialectic_synthesis.ipynb"))  # fmt: skip
+    (home / mine).write_text("my notes")  # the learner edits one file and deletes another
+    (home / gone).unlink()
+    (src / lesson).write_text((src / lesson).read_text() + " ")  # the instructor updates two
+    (src / mine).write_text((src / mine).read_text() + " ")
+    again = course.copy_course(home, root=src, update=True)
+    assert again.updated == [lesson] and again.written == [gone]
+    assert (home / lesson).read_bytes() == (src / lesson).read_bytes()
+    assert (home / mine).read_text() == "my notes" and mine in again.kept
+    third = course.copy_course(home, root=src, update=True)  # nothing new: nothing written
+    assert not third.updated and not third.written and (home / mine).read_text() == "my notes"
+
+
+def test_a_learners_server_copies_the_course_then_becomes_the_server(tmp_path):
+    import subprocess
+
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "argnb.classroom.singleuser", "course", "--", sys.executable,
+         "-c", "import sys; print('server', sys.argv[1:])", "--port=1"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stdout.strip() == "server ['--port=1']"
+    assert "argnb: the course in ~/course:" in done.stderr
+    assert (tmp_path / "course" / course.HOME).exists()
+    (tmp_path / "file").write_text("x")  # a copy that fails still starts the server
+    done = subprocess.run(
+        [sys.executable, "-m", "argnb.classroom.singleuser", "file", "--", sys.executable, "-c",
+         "print('server')"], capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stdout.strip() == "server" and "was not copied" in done.stderr
+
+
 def test_cli_no_lab_only_copies(tmp_path, capsys):
     assert main(["course", "open", str(tmp_path / "c"), "--no-lab"]) == 0
     out = capsys.readouterr().out
@@ -195,12 +240,21 @@ def test_course_open_from_a_built_wheel_in_a_fresh_venv(tmp_path):
     dependencies through a .pth line, copy the course and start JupyterLab; then ask it for the
     notebooks over HTTP and stop it."""
     wheels = tmp_path / "wheels"
+    # as `make dist` does: the sdist, the wheel built from it, both checked by twine
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
-         "-q", "-w", str(wheels)],
-        check=True, cwd=tmp_path, timeout=600,
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(wheels), str(ROOT)],
+        check=True, cwd=tmp_path, timeout=600, capture_output=True,
     )  # fmt: skip
     (wheel,) = wheels.glob("argnb-*.whl")
+    (sdist,) = wheels.glob("argnb-*.tar.gz")
+    subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+        check=True, timeout=120, capture_output=True,
+    )  # fmt: skip
+    import tarfile
+
+    with tarfile.open(sdist) as t:
+        assert not [n for n in t.getnames() if "/solutions/" in n]
     names = zipfile.ZipFile(wheel).namelist()
     assert "argnb/_course/notebooks/00_setup.ipynb" in names
     assert "argnb/_course/START_HERE.ipynb" in names

@@ -662,6 +662,15 @@ def test_cli_refuses_an_unconfined_run_without_the_explicit_flag(toy, tmp_path, 
     assert not (tmp_path / "g.csv").exists()
 
 
+def test_grading_without_the_solutions_says_where_they_come_from(tmp_path, capsys):
+    (tmp_path / "ex" / "02_dialectic" / "student").mkdir(parents=True)  # what a wheel ships
+    args = ["grade", str(tmp_path), "--exercise", "02_dialectic", "--root", str(tmp_path / "ex")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "no exercise '02_dialectic' with solutions" in err[0]
+    assert "--root path/to/clone/exercises" in err[-1]
+
+
 EXERCISES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "exercises").iterdir())
 
 
