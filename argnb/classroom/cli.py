@@ -143,7 +143,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _try(args: argparse.Namespace) -> int:
+    from argnb.classroom.trial import run
+
+    return run(args.learners, args.port)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    from argnb.cli_common import positive_int
+
     p = sub.add_parser("class", help="a class on JupyterHub: model usage and limits per learner")
     cmds = p.add_subparsers(dest="class_command", required=True)
     u = cmds.add_parser("usage", help="requests, tokens and seconds per learner and lesson")
@@ -165,6 +173,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--feedback", required=True, help="the grader's feedback folder")
     r.add_argument("--submissions", required=True, help="the folder collect wrote")
     r.set_defaults(func=_return)
+    t = cmds.add_parser(
+        "try", help="a whole class on this machine to try before term (root; Ctrl-C stops it)"
+    )
+    t.add_argument("--learners", type=positive_int, default=3, help="demo learners (3)")
+    t.add_argument("--port", type=int, default=None, help="the hub's port (a free one)")
+    t.set_defaults(func=_try)
     rep = cmds.add_parser("report", help="grades beside each learner's model use (HTML)")
     rep.add_argument("exercise")
     rep.add_argument("--grades", required=True, help="the grader's CSV")

@@ -163,6 +163,7 @@ class Gateway:
             "class": self.settings.class_name,
             "model": self.settings.model,
             "defaults": dict(self.settings.limits.__dict__),
+            "own_limits": self.store.own_limits(),
             "usage": self.store.summary(),
             "today": self.store.summary(day=today()),
             "queue": self.queue.snapshot(),

@@ -205,9 +205,10 @@ class Hub:
         extra_config: str = "",
         model_key_file: Path | None = None,
         gateway_user: str | None = None,
+        port: int | None = None,
     ) -> None:
         self.workdir = Path(workdir)
-        self.port, self.api_port, self.gw_port = free_port(), free_port(), free_port()
+        self.port, self.api_port, self.gw_port = port or free_port(), free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.admin_token = os.urandom(24).hex()
         self.model_url, self.model, self.limits, self.slots = model_url, model, limits, slots

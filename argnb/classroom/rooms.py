@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from argnb.classroom.usage import Use
+from argnb.classroom.usage import UNUSABLE, Use
 from argnb.errors import AllowanceUsed, ArgnbError, BackendError, RoomRefused
 from argnb.llm.openai import OpenAIBackend
 from argnb.roundtable import record
@@ -160,7 +160,7 @@ class Host:
                         prompt_tokens=_share(t.usage.prompt_tokens, len(payers), i),
                         completion_tokens=_share(t.usage.completion_tokens, len(payers), i),
                         seconds=t.latency_s / len(payers),
-                        status="ok" if t.valid else "error",
+                        status="ok" if t.valid else UNUSABLE,
                         started=time.time() - t.latency_s,
                     )
                 )

@@ -15,6 +15,9 @@ from typing import Any
 
 #: a learner's own limits, when the instructor changed them (else the class defaults hold)
 LIMIT_FIELDS = ("tokens_per_day", "concurrent")
+#: a call the model answered whose answer was not used (the gate or the schema stopped it): the
+#: model server did not fail, so it is not counted as ``failed``
+UNUSABLE = "unusable"
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,15 @@ class UsageStore:
         own = {k: getattr(row, k) for k in LIMIT_FIELDS if getattr(row, k) is not None}
         return Limits(**{**default.__dict__, **own})
 
+    def own_limits(self) -> dict[str, dict[str, int]]:
+        """Every learner the instructor gave limits of their own, and those limits."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(self._sa.select(self.limits).order_by(self.limits.c.user)).all()
+        return {
+            r.user: {k: getattr(r, k) for k in LIMIT_FIELDS if getattr(r, k) is not None}
+            for r in rows
+        }
+
     def set_limits(self, user: str, **limits: int | None) -> None:
         """Give one learner limits of their own (``None`` returns a limit to the class default)."""
         unknown = set(limits) - set(LIMIT_FIELDS)
@@ -164,7 +176,8 @@ class UsageStore:
             sa.func.sum(u.c.prompt_tokens).label("prompt_tokens"),
             sa.func.sum(u.c.completion_tokens).label("completion_tokens"),
             sa.func.sum(u.c.seconds).label("seconds"),
-            sa.func.sum(sa.case((u.c.status != "ok", 1), else_=0)).label("failed"),
+            sa.func.sum(sa.case((u.c.status.not_in(("ok", UNUSABLE)), 1), else_=0)).label("failed"),
+            sa.func.sum(sa.case((u.c.status == UNUSABLE, 1), else_=0)).label("unusable"),
             sa.func.sum(sa.case((u.c.status == "refused", 1), else_=0)).label("refused"),
             sa.func.sum(
                 sa.case((u.c.estimated, u.c.prompt_tokens + u.c.completion_tokens), else_=0)
@@ -180,6 +193,7 @@ class UsageStore:
                 "prompt_tokens",
                 "completion_tokens",
                 "failed",
+                "unusable",
                 "refused",
                 "estimated_tokens",
             ):

@@ -1,5 +1,6 @@
-"""The instructor's page: usage per learner and lesson as a table and a bar plot, the limits,
-and who is waiting. Built from escaped pieces only: learner names and lesson names come from
+"""The instructor's page: usage per learner and lesson as a table and a bar plot, the limits
+(the class's and each learner's own), and who is waiting. "failed" counts requests the model
+server did not answer; "unusable" answers it gave that the gate or the schema stopped. Built from escaped pieces only: learner names and lesson names come from
 the hub and from request headers, so they are untrusted text."""
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
             "completion tokens",
             "seconds",
             "failed",
+            "unusable",
         )
     )
     body = "".join(
@@ -62,10 +64,36 @@ def _table(rows: list[dict[str, Any]]) -> str:
         f"<td style='{_CELL}'>{r['completion_tokens']:,}</td>"
         f"<td style='{_CELL}'>{r['seconds']:.1f}</td>"
         f"<td style='{_CELL}'>{r['failed']:,}</td>"
+        f"<td style='{_CELL}'>{r.get('unusable', 0):,}</td>"
         "</tr>"
         for r in rows
     )
     return f"<table style='border-collapse:collapse'><tr>{head}</tr>{body}</table>"
+
+
+def _n(value: int | None) -> str:
+    return "the class's" if value is None else f"{value:,}"
+
+
+def _own_limits(own: dict[str, dict[str, int]], today: dict[str, int]) -> str:
+    """The learners with limits of their own, beside what they used today."""
+    if not own:
+        return "<p><i>No learner has limits of their own.</i></p>"
+    rows = "".join(
+        f"<tr><td style='{_CELL};text-align:left'>{esc(user)}</td>"
+        f"<td style='{_CELL}'>{_n(lim.get('tokens_per_day'))}</td>"
+        f"<td style='{_CELL}'>{_n(lim.get('concurrent'))}</td>"
+        f"<td style='{_CELL}'>{today.get(user, 0):,}</td></tr>"
+        for user, lim in own.items()
+    )
+    head = "".join(
+        f"<th style='{_CELL}'>{h}</th>"
+        for h in ("learner", "tokens a day", "at once", "used today")
+    )
+    return (
+        "<h2>Limits of their own</h2>"
+        f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
+    )
 
 
 def instructor_page(data: dict[str, Any]) -> str:
@@ -89,7 +117,8 @@ def instructor_page(data: dict[str, Any]) -> str:
         f"<p>Limits for every learner: {lim['tokens_per_day']:,} tokens a day, "
         f"{lim['concurrent']} requests at once, {lim['waiting']} waiting. "
         "Raise one learner's with <code>argnb class limits NAME --tokens-per-day N</code>.</p>"
-        "<h2>Now</h2>"
+        + _own_limits(data.get("own_limits") or {}, dict(totals))
+        + "<h2>Now</h2>"
         + (f"<ul>{waiting}</ul>" if waiting else "<p><i>Nobody is waiting.</i></p>")
         + "<h2>Tokens today, per learner</h2>"
         + _bars(dict(totals))

@@ -130,13 +130,23 @@ def test_usage_adds_up_per_learner_and_lesson_and_limits_can_be_raised(tmp_path:
     for user, lesson_name, p, c in [("ana", "01", 10, 5), ("ana", "01", 7, 3), ("bo", "04", 2, 2)]:
         store.record(Use(user, lesson_name, "m", p, c, 0.5, "ok", 1.0e9 + 1))
     store.record(Use("ana", "01", "m", 0, 0, 0.0, "refused", 1.0e9 + 2))
+    store.record(Use("bo", "room X", "m", 5, 5, 0.5, "unusable", 1.0e9 + 3))  # a stopped turn
     rows = {(r["user"], r["lesson"]): r for r in store.summary()}
     assert rows["ana", "01"]["requests"] == 3 and rows["ana", "01"]["prompt_tokens"] == 17
+    assert rows["bo", "room X"]["unusable"] == 1 and rows["bo", "room X"]["failed"] == 0
     assert rows["ana", "01"]["refused"] == 1 and rows["bo", "04"]["completion_tokens"] == 2
     default = Limits(tokens_per_day=100, concurrent=2)
     assert store.limits_for("ana", default) == default
     store.set_limits("ana", tokens_per_day=400, concurrent=None)
     assert store.limits_for("ana", default) == Limits(tokens_per_day=400, concurrent=2)
+    assert store.own_limits() == {"ana": {"tokens_per_day": 400}}
+    from argnb.classroom.views import instructor_page
+
+    data = {"class": "c", "model": "m", "defaults": default.__dict__, "usage": store.summary(),
+            "today": [], "queue": {}, "slots": 1, "busy": 0, "own_limits": store.own_limits()}  # fmt: skip
+    page = instructor_page(data)
+    assert "Limits of their own" in page and "<td style" in page and ">400<" in page
+    assert ">unusable<" in page
     # a second store on the same file (the gateway restarted) sees today's totals
     assert UsageStore(f"sqlite:///{tmp_path / 'u.sqlite'}").summary() == store.summary()
     with pytest.raises(ValueError, match="positive whole number"):
