@@ -233,6 +233,8 @@ class DebatrixResult:
     normal: DebatrixVerdict | None
     swapped: DebatrixVerdict | None
     turns: tuple[Turn, ...]
+    #: why the debate was not judged (a side with no usable turn: nothing to score, no winner)
+    unjudged: str = ""
 
     @property
     def valid(self) -> bool:
@@ -279,9 +281,12 @@ class DebatrixResult:
             "con": self.mean("con"),
             "relative": self.relative(),
             "winners": [v.winner if v else None for v in (self.normal, self.swapped)],
+            "unjudged": self.unjudged,
         }
 
     def __str__(self) -> str:
+        if self.unjudged:
+            return f"Debatrix: not judged, {self.unjudged}"
         if self.normal is None and self.swapped is None:
             return "Debatrix: both passes were invalid"
         pro, con = self.mean("pro"), self.mean("con")
@@ -346,6 +351,16 @@ class DebatrixJudge:
     async def ajudge(
         self, turns: Sequence[dict[str, Any]], *, topic: str, debate_id: str = ""
     ) -> DebatrixResult:
+        """Both passes; none when a side has no usable turn (a stopped or empty turn is never
+        shown to the judge, so it would name a winner between one side and silence)."""
+        silent = [
+            side
+            for side in ("pro", "con")
+            if not any(t.get("stance") == side and str(t.get("text", "")).strip() for t in turns)
+        ]
+        if silent:
+            why = " and ".join(silent) + (" have" if len(silent) > 1 else " has")
+            return DebatrixResult(None, None, (), unjudged=f"{why} no usable turn: no winner")
         normal, t1 = await self._pass(turns, topic, debate_id, False)
         swapped, t2 = await self._pass(turns, topic, debate_id, True)
         return DebatrixResult(normal, swapped, (*t1, *t2))

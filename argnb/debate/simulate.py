@@ -36,7 +36,7 @@ from typing import Any
 
 from argnb.batch import run_sync
 from argnb.debate.generate import Debater, NextUtterance
-from argnb.debate.record import as_history, next_side, utterance_turn, utterances
+from argnb.debate.record import as_history, next_side, other, utterance_turn, utterances
 from argnb.debate.stance import acheck_stance
 from argnb.errors import ArgnbError
 from argnb.events import Event
@@ -103,8 +103,11 @@ async def asimulate(
     failures: list[int] = []
     ended = "turn limit"
     for n in range(turns):
-        hist = as_history(utterances(tr))
-        side = next_side(hist)
+        said = utterances(tr)
+        hist = as_history(said)
+        # the floor passes after every turn, a stopped (empty) one too: it is recorded as skipped,
+        # never shown to the other side, and the side that spoke last is not asked again
+        side = next_side(hist) if not said else other(said[-1].payload.stance)
         closing = n >= turns - 2
         d = debaters[side]
         result: NextUtterance = await d.anext(

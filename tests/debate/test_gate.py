@@ -58,14 +58,27 @@ def test_a_simulated_debate_records_every_gated_turn_and_shows_it_marked():
     con = Debater(role_backend(text=ECHO), "llm", name="Con")
     tr = simulate("Cities should close their centres to cars", pro, con, turns=4, check=False)
     said = [t for t in tr.turns if t.role == "utterance"]
-    # the run ends as planned; a side without a usable turn keeps the floor (as for any invalid
-    # draft), and each of its attempts is recorded with the reason
-    assert len(said) == 4 and [t.valid for t in said] == [True, False, False, False]
-    assert all(t.payload.gated for t in said[1:])
+    # the run ends as planned; a stopped turn is recorded (skipped, with the reason) and the
+    # floor passes all the same: Pro speaks again (issue 35: before, Con kept the floor and Pro
+    # never spoke again)
+    assert [(t.payload.stance, t.valid) for t in said] == [
+        ("pro", True), ("con", False), ("pro", True), ("con", False)
+    ]  # fmt: skip
+    assert all(t.payload.gated for t in said[1::2])
     page = debate_html(tr)
-    assert page.count("no judge saw the draft") == 3 and ECHO not in html.unescape(
+    assert page.count("no judge saw the draft") == 2 and ECHO not in html.unescape(
         page.split(f"<div class='{GATED}'")[0]
     )
+    # Pro's prompts never held the stopped text
+    assert pro.backend.requests and ECHO[:40] not in str(pro.backend.requests)
+    from argnb.debate.evaluate import DebatrixJudge
+
+    # a side whose every turn was stopped is not judged: no model call, no winner
+    judge_backend = ScriptedBackend([])
+    turns = [{"stance": t.payload.stance, "text": t.text} for t in said]
+    result = DebatrixJudge(judge_backend).judge(turns, topic="Cities should close their centres")
+    assert result.winner is None and result.unjudged == "con has no usable turn: no winner"
+    assert judge_backend.requests == [] and "not judged" in str(result)
 
 
 def test_a_step_that_never_fit_its_format_shows_marked_with_the_raw_text_behind_a_click():
