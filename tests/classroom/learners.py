@@ -8,8 +8,6 @@ import asyncio
 import json
 import os
 import re
-import secrets
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -20,20 +18,18 @@ import httpx
 
 def add_system_user(name: str) -> str:
     """A real local user with a home only they can open; returns their password."""
-    password = secrets.token_urlsafe(12)
+    from argnb.classroom.trial import add_learner
+
     if ledger := os.environ.get("ARGNB_TEST_USERS"):  # tests/reap.py removes it if we cannot
         with open(ledger, "a", encoding="utf-8") as f:
             f.write(name + "\n")
-    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
-    subprocess.run(["chmod", "700", f"/home/{name}"], check=True)
-    subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)
-    return password
+    return add_learner(name)
 
 
 def remove_system_user(name: str) -> None:
-    subprocess.run(["pkill", "-KILL", "-u", name], check=False)
-    time.sleep(0.2)
-    subprocess.run(["userdel", "--remove", name], check=False, capture_output=True)
+    from argnb.classroom.trial import remove_learner
+
+    remove_learner(name)
 
 
 @dataclass
