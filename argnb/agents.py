@@ -12,8 +12,8 @@ critique judges, debate and roundtable roles -- goes through here, so three thin
   (``strict=True``) or kept with their problems recorded (``strict=False``);
 * **the gate stands before every learner**: each answer (every string of a structured one) goes
   through :func:`argnb.gate.inspect` -- echoed instructions or schema, loops, a copy of another
-  speaker, a sentence cut off; a stopped answer is asked once more (:data:`argnb.gate.RETRY`),
-  and a second stop is a rejected turn whose payload names the reason (``Rejected.gate``);
+  speaker, a sentence cut off; a stopped answer is asked once more (the same request, sampled
+  anew: :func:`argnb.gate.resample`), and a second stop is a rejected turn whose payload names the reason (``Rejected.gate``);
 * **per-item failures never stop a run, run-stopping ones always do**: an answer that does not
   validate, or a plain :class:`~argnb.errors.BackendError` about this input (the prompt does not
   fit the context window), becomes an invalid turn; a server that is down, a refused key, a
@@ -44,7 +44,7 @@ from pydantic import BaseModel
 
 from argnb.batch import run_sync
 from argnb.errors import ArgnbError, BackendError, InvalidOutput
-from argnb.gate import Gate, Held, Stop, inspect, retry_message
+from argnb.gate import Gate, Held, Stop, inspect, resample
 from argnb.llm.base import Backend, Message, Options, Reply, Usage, to_messages
 from argnb.llm.partial import FieldStream
 from argnb.llm.structured import astructured_call, schema_of, with_instructions
@@ -339,7 +339,8 @@ class Agent:
                 )
             )
             if not last and stops:
-                msgs = [*first, Message(role="user", content=retry_message(stops))]
+                msgs = first  # the same request, sampled anew: no note (argnb.gate.resample)
+                options = resample(options or self.options or self.backend.options)
             elif not last:
                 msgs = [
                     *msgs,

@@ -4,20 +4,24 @@ A tiny model echoes the last heading of its prompt ("Your task"), recites its in
 writes out the JSON schema it was given, loops inside a sentence, copies another speaker's turn
 or stops mid-sentence. Asking it not to is not enough, so these rules hold in code, with any
 model, in one place: :meth:`argnb.agents.Agent.arespond` runs :func:`inspect` on every answer
-(each string of a structured one), retries a stopped answer once, and records a second stop as
+(each string of a structured one), retries a stopped answer once (the same request sampled
+anew, :func:`resample`: no note that could become content), and records a second stop as
 a rejected turn whose payload names the reason (views show it muted, the raw text one click
 away: :func:`argnb.views.gated_html`).
 
 The rules, each a :class:`Stop` with a reason a learner can read:
 
 ``echo``
-    a heading of the prompt ("Your task" used as a heading), or a run of :data:`ECHO_WORDS`
+    a heading of the prompt ("Your task" used as a heading or opening a sentence), words
+    addressed to a model ("Your response should contain at least 3 sentences"), the gate's own
+    words ("cannot be used"), or a run of :data:`ECHO_WORDS`
     words of the agent's own instructions -- the system text, its task (after the
     ``## Your task`` line) and the static words of shared templates -- that is not also in the
     material it was given (the motion, the discussion: quoting those is fine);
 ``schema``
-    JSON-schema words (``type':``, ``"properties"``, ``$defs``), a field name written as a JSON
-    key, or the class name of an answer (``AgendaAnswer``);
+    JSON-schema words (``type':``, ``"properties"``, ``maxLength``), braces or a template slot
+    (``{{<text>}``), a field name written as a JSON key or as its text's label ("By: Ann"), or
+    the class name of an answer (``AgendaAnswer``);
 ``loop``
     a word :data:`LOOP_N`-gram said :data:`LOOP_TIMES` times, or a run of :data:`TWICE_N`
     words said twice, anywhere in one text, once whole repeated sentences are gone (those the
@@ -26,7 +30,15 @@ The rules, each a :class:`Stop` with a reason a learner can read:
     another speaker's turn copied: all of it (when it has at least :data:`COPY_WHOLE` words) or a
     run of :data:`COPY_RUN` of its words;
 ``cut``
-    prose (a plain-text answer, or a field named in ``Gate.prose``) that stops mid-sentence.
+    prose (a plain-text answer, or a field named in ``Gate.prose``) that stops mid-sentence, or a
+    phrase (``Gate.phrases``) that ends on a function word, a lone letter or a comma;
+``voice``
+    a line written as another participant ("Ann: I agree");
+``bare``
+    a prose field holding a name or a word where a sentence was asked for ("Deliberator 1").
+
+A ``loop`` is also one sentence three times across an answer's prose fields, or a sentence the
+same speaker said at an earlier turn (``Gate.earlier``).
 
     >>> g = Gate(instructions=("You are the moderator described above and you chair the table.",))
     >>> [s.rule for s in inspect("Your task / Agenda: Your task; type':'json'}}", g)]
@@ -45,11 +57,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from string import Template
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from argnb.llm.types import Options
 from argnb.words import drop_repeats
 
 if TYPE_CHECKING:
@@ -73,20 +85,23 @@ REASONS = {
     "copy": "the model copied another speaker's turn",
     "cut": "the answer stops mid-sentence",
     "voice": "the model wrote words for another participant",
+    "bare": "the answer is a word or a name, not a sentence",
 }
 
-#: what the agent is told when its answer was stopped (one retry; the rejected answer is not
-#: quoted back: a small model that sees its echo echoes it again)
-RETRY = (
-    "That answer cannot be used ($problems). Answer again, in your own words: no headings, "
-    "nothing copied from the instructions, the answer format or the other speakers, no sentence "
-    "said twice, and end with a full sentence."
-)
+#: a stopped answer is asked again: the same request, sampled anew at this temperature (at
+#: least) with the next seed. No note says what went wrong: a small model answers a note ("I'm
+#: sorry for the confusion") or repeats it, and the gate's own words must never become content
+RETRY_TEMPERATURE = 0.7
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 #: the heading before each agent's task (argnb.prompts.TASK_MARK without its '##'), used as a heading:
 #: not followed by a lower-case word ("Your task is to ..." is a sentence, "Your task You are" is not)
-_TASK_HEADING = re.compile(r"\b(?:Your task|YOUR TASK)\b(?!\s+[a-z])|#+\s*[Yy]our [Tt]ask\b")
+_TASK_HEADING = re.compile(
+    r"\b(?:Your task|YOUR TASK)\b(?!\s+[a-z])|#+\s*[Yy]our [Tt]ask\b"
+    # ... or opening a sentence: the heading read on ("Your task is to choose a topic", "Your task
+    # has been completed"); within a sentence ("and your task is ...") it may be said
+    r"|(?:^|[.!?:]\s+)\W*Your task\b"
+)
 _HEADING_LINE = re.compile(r"(?m)^\s*#{1,6}\s+\S")
 _SCHEMA_KEYS = (
     "type|title|properties|items|required|description|enum|anyOf|allOf|oneOf|const|format|"
@@ -102,6 +117,31 @@ _JSON_DEBRIS = re.compile(r"[{}\[\]]")
 _CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 _SENTENCE_END = (".", "!", "?", "…", '"', "'", ")", "]", "»", "”", "’", ":")
 _PLACEHOLDER = re.compile(r"\$(?:\$|[_a-z][_a-z0-9]*|\{[_a-z][_a-z0-9]*\})", re.IGNORECASE)
+#: words addressed to a model, not to people: its answer format restated ("Your response should
+#: contain at least 3 sentences", "Your task is to answer the question"); "Your task is to convince
+#: us" is a sentence a person may say
+_ADDRESSED = re.compile(
+    r"\byour (?:response|answer|output|reply) (?:should|must|will|needs? to|has to|is to)\b"
+    r"|\bthe (?:response|answer|output|reply) (?:should|must|has to|needs to)\b"
+    r"|\byour task is to (?:answer|respond|reply|write|output|return|produce|generate|give|provide)\b"
+    r"|\b(?:at least|at most|exactly|no more than|no fewer than|in|of|with) (?:\d+|one|two|three|"
+    r"four|five|a single) (?:sentences?|paragraphs?)\b|\bmarkdown\b|\bas an ai\b",
+    re.IGNORECASE,
+)
+#: the gate's own words (its retry note, the reasons it gives): never anybody's content
+_GATE_WORDS = re.compile(
+    r"\b(?:cannot be used|no usable (?:answer|analysis|statement)|answer again|in your own words)\b",
+    re.IGNORECASE,
+)
+#: a template's slot or a piece of JSON written into a sentence: braces, ``<text>``
+_SLOT = re.compile(r"[{}]|^\W*(?:<\s*[A-Za-z_][\w ]{0,24}>\W*)+$")
+#: schema keys no sentence writes, with or without quotes; ``type:`` before a JSON type
+_KEY_WORDS = re.compile(
+    r"\b(?:maxLength|minLength|maxItems|minItems|additionalProperties|anyOf|allOf|oneOf)\b"
+    r"|\btype\s*:\s*(?:$|['\"]?(?:object|string|array|integer|boolean|null|json)\b)"
+    r"|\bJSON\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -129,6 +169,9 @@ class Gate:
     ``told``: what the request shows as instructions (filled in by :meth:`seen`; a run of it
     that the material also has -- the motion inside a task -- may be quoted); ``others``: other speakers' turns it must not
     copy; ``prose``: fields of a structured answer that are sentences (the ``cut`` rule);
+    ``earlier``: what the same speaker said before (a sentence of it said again is a loop: a
+    moderator that opens every step with one line); ``phrases``: fields that may be a phrase without a full stop (a map's claim, an agreement)
+    but not one cut off: ending on a function word, a lone letter or a comma;
     ``limit``: a word limit over which the protocol cuts at a sentence end itself (the ``cut``
     rule then waits for that cut); ``on``: False switches the gate off (a test double, a
     benchmark of the raw model)."""
@@ -138,6 +181,8 @@ class Gate:
     told: tuple[str, ...] = ()
     others: tuple[str, ...] = ()
     prose: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
+    earlier: tuple[str, ...] = ()
     limit: int | None = None
     on: bool = True
     voices: tuple[str, ...] = ()
@@ -152,6 +197,8 @@ class Gate:
             self.told + other.told,
             self.others + other.others,
             self.prose + other.prose,
+            self.phrases + other.phrases,
+            self.earlier + other.earlier,
             other.limit if other.limit is not None else self.limit,
             self.on and other.on,
             self.voices + other.voices,
@@ -259,12 +306,19 @@ def answer_names(schema: type[BaseModel] | None = None) -> frozenset[str]:
 @lru_cache(maxsize=128)
 def _field_names(schema: type[BaseModel] | None) -> frozenset[str]:
     if schema is None:
-        return set()
-    js = schema.model_json_schema()
-    out = set(js.get("properties", {}))
-    for d in js.get("$defs", {}).values():
-        out.update(d.get("properties", {}))
-    return out
+        return frozenset()
+    out: set[str] = set()
+    todo: list[Any] = [schema.model_json_schema()]
+    while todo:  # every object's properties, at any depth (inline or under $defs)
+        node = todo.pop()
+        if isinstance(node, dict):
+            out.update(
+                node.get("properties", {}) if isinstance(node.get("properties"), dict) else ()
+            )
+            todo += node.values()
+        elif isinstance(node, list):
+            todo += node
+    return frozenset(out)
 
 
 def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
@@ -282,7 +336,12 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
 
 
 def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
-    m = _TASK_HEADING.search(text) or _HEADING_LINE.search(text)
+    m = (
+        _TASK_HEADING.search(text)
+        or _HEADING_LINE.search(text)
+        or _ADDRESSED.search(text)
+        or _GATE_WORDS.search(text)
+    )
     if m is not None:
         return Stop("echo", m.group().strip())
     if len(tokens) < ECHO_WORDS:
@@ -302,8 +361,8 @@ def _echo(text: str, tokens: list[str], gate: Gate) -> Stop | None:
 
 
 def _schema(text: str, names: set[str], fields: set[str]) -> Stop | None:
-    if m := _SCHEMA.search(text):
-        return Stop("schema", m.group())
+    if m := _SCHEMA.search(text) or _SLOT.search(text) or _KEY_WORDS.search(text):
+        return Stop("schema", m.group().strip() or text.strip()[:20])
     bare = text.strip().strip("'\"").rstrip(":").strip()
     if bare in _SCHEMA_WORDS or bare in fields:  # a whole answer that is one schema word
         return Stop("schema", bare)
@@ -312,9 +371,12 @@ def _schema(text: str, names: set[str], fields: set[str]) -> Stop | None:
     for n in names:
         if re.search(rf"\b{re.escape(n)}\b", text):
             return Stop("schema", n)
-    for f in fields:  # a key in quotes, or a snake_case name as a key ("next_speaker:")
-        if re.search(rf"""['"]{re.escape(f)}['"]\s*:""", text) or (
-            "_" in f and re.search(rf"\b{re.escape(f)}\s*[:=]", text)
+    for f in fields:  # a key in quotes, a snake_case name as a key ("next_speaker:"), or a
+        # field's name as the label of its own text ("By: Deliberator 2")
+        if (
+            re.search(rf"""['"]{re.escape(f)}['"]\s*:""", text)
+            or ("_" in f and re.search(rf"\b{re.escape(f)}\s*[:=]", text))
+            or re.match(rf"\W*{re.escape(f).replace('_', '[ _]')}\s*:", text, re.IGNORECASE)
         ):
             return Stop("schema", f)
     return None
@@ -331,6 +393,32 @@ def _loop(tokens: list[str], gate: Gate) -> Stop | None:
     for g, n in twice.items():
         if n >= 2 and g not in quoted:
             return Stop("loop", f"{' '.join(g)} ×{n}")
+    return None
+
+
+#: a sentence of at least this many words said again by the same speaker is a loop
+SAID_WORDS = 5
+_SENTENCE = re.compile(r"[^.!?]*[.!?]")
+
+
+@lru_cache(maxsize=64)
+def _sentence_keys(texts: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    return frozenset(
+        k
+        for t in texts
+        for m in _SENTENCE.finditer(t)
+        if len(k := tuple(words(m.group()))) >= SAID_WORDS
+    )
+
+
+def _said_before(text: str, gate: Gate) -> Stop | None:
+    """A whole sentence (ended: a stream is checked as it grows) the speaker said earlier."""
+    if not gate.earlier:
+        return None
+    before = _sentence_keys(gate.earlier)
+    for m in _SENTENCE.finditer(text):
+        if (k := tuple(words(m.group()))) in before:
+            return Stop("loop", f"said before: {' '.join(k[:10])}")
     return None
 
 
@@ -357,13 +445,56 @@ def _voice(text: str, gate: Gate) -> Stop | None:
     return None
 
 
-def _cut(text: str, tokens: list[str], gate: Gate) -> Stop | None:
+def _cut(text: str, tokens: list[str], gate: Gate, field: str | None = None) -> Stop | None:
     t = text.strip()
-    if len(tokens) < 3 or t.endswith(_SENTENCE_END):
+    if t.endswith(_SENTENCE_END):
         return None
+    if len(tokens) < 3:  # "You", "Deliberator 1" in a field that holds sentences
+        return None if field is None else Stop("bare", t[:40])
     if gate.limit is not None and len(tokens) > gate.limit:
         return None  # the protocol cuts it at a sentence end itself
     return Stop("cut", " ".join(t.split()[-4:]))
+
+
+#: words a phrase does not end on: one that does was cut off ("… who may not have access to the")
+_TAIL = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "than",
+        "if",
+        "because",
+        "while",
+        "very",
+        "my",
+        "your",
+        "our",
+        "their",
+        "its",
+    ]
+)
+
+
+def _cut_phrase(text: str, tokens: list[str]) -> Stop | None:
+    """A phrase cut off: it ends on a function word, a lone letter or a comma, colon or dash."""
+    t = text.strip()
+    if not tokens or t.endswith(_SENTENCE_END):
+        return None
+    last = t.split()[-1]
+    if tokens[-1] in _TAIL or re.fullmatch(r"[A-Za-z]", last) or t[-1] in ",;:-–—*/&(":
+        return Stop("cut", " ".join(t.split()[-4:]))
+    return None
 
 
 def inspect(
@@ -391,15 +522,41 @@ def inspect(
             _schema(text, names, fields),
             # a whole sentence said again is dropped where text is spoken (argnb.words): the
             # loop rule looks at what is left
-            _loop(words(drop_repeats(text)), gate),
+            _loop(words(drop_repeats(text)), gate) or _said_before(text, gate),
             _copy(tokens, gate),
             _voice(text, gate),
-            _cut(text, tokens, gate) if (plain or name in gate.prose) and not partial else None,
+            None
+            if partial
+            else _cut(text, tokens, gate, None if plain else name)
+            if plain or name in gate.prose
+            else _cut_phrase(text, tokens)
+            if name in gate.phrases
+            else None,
         ]
         for s in found:
             if s is not None and s.rule not in {x.rule for x in stops}:
                 stops.append(s)
+    looped = "loop" in {x.rule for x in stops}
+    if not plain and not looped and (s := _loop_across(value, gate.prose + gate.phrases)):
+        stops.append(s)
     return stops
+
+
+def _loop_across(value: Any, prose: Sequence[str]) -> Stop | None:
+    """One sentence (of :data:`LOOP_N` words or more) written :data:`LOOP_TIMES` times across
+    the prose fields of a structured answer: an analysis that lists one sentence as a claim and
+    as two objections loops as surely as a text that says it three times. (Other fields may
+    repeat a literal: a rule's head is its conclusion too.)"""
+    seen: Counter[tuple[str, ...]] = Counter()
+    for name, text in strings(value):
+        if name not in prose:  # other fields may repeat a literal: a rule's head is its conclusion
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            if len(ws := tuple(words(sentence))) >= LOOP_N:
+                seen[ws] += 1
+    if seen and (top := seen.most_common(1)[0])[1] >= LOOP_TIMES:
+        return Stop("loop", f"{' '.join(top[0][:8])} ×{top[1]}")
+    return None
 
 
 class Held:
@@ -429,6 +586,9 @@ class Held:
         self.on_chunk(chunk)
 
 
-def retry_message(stops: Sequence[Stop]) -> str:
-    """What the agent is told before its one retry."""
-    return Template(RETRY).safe_substitute(problems="; ".join(s.reason for s in stops))
+def resample(options: Options) -> Options:
+    """The options of the one retry after a stop (see :data:`RETRY_TEMPERATURE`): at temperature
+    0 the same request would give the same answer again."""
+    seed = None if options.seed is None else options.seed + 1
+    temperature = max(options.temperature, RETRY_TEMPERATURE)
+    return options.model_copy(update={"temperature": temperature, "seed": seed})

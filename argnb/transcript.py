@@ -251,6 +251,7 @@ class Transcript(Costed, BaseModel):
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)  # a widget's work/ folder, made on first save
         p.write_text(self.to_json(indent=2), encoding="utf-8")
         return p
 

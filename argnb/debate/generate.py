@@ -190,6 +190,15 @@ class NextUtterance:
     def cost(self) -> Cost:
         return Cost.of(self.turns)
 
+    @property
+    def shown(self) -> str:
+        """The turn's text for a table, or why there is none (a row left empty looks like a
+        turn that said nothing, not one the gate stopped)."""
+        if self.text:
+            return self.text
+        why = self.info.gated
+        return f"(no turn: the gate stopped the draft: {why})" if why else "(no turn)"
+
     def of_kind(self, kind: str) -> list[Turn]:
         return [t for t in self.turns if t.payload.kind == kind]
 
@@ -370,12 +379,14 @@ class Debater:
         on_start: Callable[[int], None] | None,
         others: Sequence[str] = (),
         material: Sequence[str] = (),
+        earlier: Sequence[str] = (),
     ) -> tuple[str, Response[Any], LiveBackend]:
         """A plain-text turn (draft or revision), streamed, kept within the word budget. It
         passes the gate (:mod:`argnb.gate`) or is no draft at all: a draft that echoes the
         team's instructions or copies the opponent never reaches the judge."""
         n = self.words
-        gate = Gate(others=tuple(others), material=tuple(material), limit=n)
+        # ``earlier``: its own side's turns (a live turn copied one, unmarked: issue 35)
+        gate = Gate(others=tuple(others), material=tuple(material), limit=n, earlier=tuple(earlier))
         held = None
         if on_chunk is not None:  # what streams stops where the gate would stop the draft
             ask = Agent(self.name, self.backend, system=system, gate=self._gate())
@@ -501,6 +512,7 @@ class Debater:
             on_chunk=chunk,
             on_start=started,
             others=[s.text for s in opp],
+            earlier=[s.text for s in hist if s.stance == side],
         )
         first += live.first_chunk_s
         record(resp.turns)
@@ -546,6 +558,7 @@ class Debater:
                     on_chunk=chunk,
                     on_start=started,
                     others=[s.text for s in opp],
+                    earlier=[s.text for s in hist if s.stance == side],
                     material=[feedback],
                 )
                 first += live.first_chunk_s

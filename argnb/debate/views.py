@@ -115,8 +115,21 @@ def steps_html(turns: Sequence[Turn]) -> str:
     return "".join(parts)
 
 
-def utterance_box(t: Turn) -> str:
-    """One utterance in its side's colour, with what the judge loop did."""
+def stopped_raw(turns: Sequence[Turn], t: Turn) -> str:
+    """What the model wrote for a turn the gate stopped: the raw text of the last stopped draft
+    among the steps before it (one click away in the marked block); "" otherwise."""
+    i = next((k for k, x in enumerate(turns) if x is t), len(turns))
+    for x in reversed(turns[:i]):
+        if x.role == "utterance":
+            break
+        if isinstance(x.payload, Rejected) and x.payload.gate:
+            return x.payload.raw
+    return ""
+
+
+def utterance_box(t: Turn, raw: str = "") -> str:
+    """One utterance in its side's colour, with what the judge loop did; ``raw``: what the model
+    wrote when the gate stopped it (:func:`stopped_raw`)."""
     p = t.payload
     side = getattr(p, "stance", "")
     flags = []
@@ -134,7 +147,7 @@ def utterance_box(t: Turn) -> str:
     meta = f" <span style='color:#777'>[{e(', '.join(flags))}]</span>" if flags else ""
     gated = getattr(p, "gated", "")
     body = (
-        gated_html(gated + "; no judge saw the draft")
+        gated_html(gated + "; no judge saw the draft", raw)
         if gated and not t.text
         else (e(t.text) or "<i>(no text)</i>")
     )
@@ -156,7 +169,7 @@ def live_box(step: str, lines: Sequence[str], speaker: str, side: str) -> str:
 def utterance_html(u: NextUtterance) -> str:
     notes = "".join(f"<li>{e(n)}</li>" for n in u.notes)
     return (
-        f"<div>{utterance_box(u.utterance)}"
+        f"<div>{utterance_box(u.utterance, stopped_raw(u.turns, u.utterance))}"
         f"<div style='color:#555;font-size:90%'>cost: {e(_cost(u.turns))}</div>"
         + (f"<ul style='color:#a60'>{notes}</ul>" if notes else "")
         + steps_html(u.turns)
@@ -171,7 +184,7 @@ def debate_html(tr: Transcript, *, steps: bool = True) -> str:
     pending: list[Turn] = []
     for t in tr.turns:
         if t.role == "utterance":
-            out.append(utterance_box(t))
+            out.append(utterance_box(t, stopped_raw(tr.turns, t)))
             if steps and pending:
                 out.append(f"<div style='margin-left:16px'>{steps_html(pending)}</div>")
             pending = []

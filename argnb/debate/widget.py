@@ -22,7 +22,7 @@ from typing import Any
 
 from argnb.debate.generate import Debater
 from argnb.debate.record import SIDE_WORDS, other, utterance_turn, utterances
-from argnb.debate.views import live_box, steps_html, utterance_box
+from argnb.debate.views import live_box, steps_html, stopped_raw, utterance_box
 from argnb.events import Event
 from argnb.transcript import Transcript
 from argnb.views import esc
@@ -54,7 +54,7 @@ class DebateWidget(Working):
         motions: list[str] | None = None,
         *,
         side: str = "pro",
-        autosave: str | Path | None = "debate_session.json",
+        autosave: str | Path | None = "work/debate_session.json",
         name: str = "You",
     ) -> None:
         import ipywidgets as w
@@ -268,7 +268,7 @@ class DebateWidget(Working):
             return
         said = utterances(tr)
         head = f"<div style='font-weight:bold'>{esc(tr.title)}</div>"
-        body = "".join(utterance_box(t) for t in said) or (
+        body = "".join(utterance_box(t, stopped_raw(tr.turns, t)) for t in said) or (
             "<div style='color:#999'>No turns yet.</div>"
         )
         self.dialogue.value = head + body

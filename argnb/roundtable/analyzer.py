@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from argnb.agents import Response
+from argnb.gate import Gate
 from argnb.llm.base import Options
 from argnb.prompts import context_first
 from argnb.roundtable.payloads import Analysis
@@ -34,9 +35,21 @@ from argnb.words import distinct
 OPTIONS = Options(max_tokens=1100)
 
 
-def to_payload(answer: Any, upto: int, trigger: str) -> Analysis:
-    """The validated answer as the transcript's :class:`Analysis` (blank items dropped)."""
+def to_payload(
+    answer: Any, upto: int, trigger: str, spoken: Sequence[tuple[str, str]] | None = None
+) -> Analysis:
+    """The validated answer as the transcript's :class:`Analysis` (blank items dropped).
+
+    ``spoken``: the (speaker, text) turns the analysis read; each credit (``by``) then names the
+    seat whose words the item holds (:func:`trace`), or :data:`UNCLEAR` -- never a seat that
+    did not say it, so the panel and the map credit the same speakers."""
     data = answer.model_dump()
+
+    def credit(text: str, by: str) -> str:
+        if spoken is None:
+            return by
+        who = trace(text, by, spoken)
+        return UNCLEAR if who == ANALYZER else who
 
     def keep(items: list[str]) -> list[str]:  # no sentence twice (small models loop)
         return distinct(s for s in items if s)
@@ -46,11 +59,23 @@ def to_payload(answer: Any, upto: int, trigger: str) -> Analysis:
         if not a["claim"].strip():
             continue
         counters = [
-            {**c, "rebuttal": c["rebuttal"].strip()}
+            {
+                **c,
+                "rebuttal": c["rebuttal"].strip(),
+                "by": credit(c["objection"], c["by"]),
+                "rebuttal_by": credit(c["rebuttal"], c["rebuttal_by"]) if c["rebuttal"] else "",
+            }
             for c in a["counterarguments"]
             if c["objection"].strip()
         ]
-        arguments.append({**a, "premises": keep(a["premises"]), "counterarguments": counters})
+        arguments.append(
+            {
+                **a,
+                "by": credit(a["claim"], a["by"]),
+                "premises": keep(a["premises"]),
+                "counterarguments": counters,
+            }
+        )
     return Analysis(
         upto=upto,
         trigger=trigger,  # type: ignore[arg-type]
@@ -66,6 +91,12 @@ class Analyzer(Seat):
     """An agent in the analyzer's seat."""
 
     ROLE: ClassVar[str] = "analyzer"
+    #: every text of an analysis is read by a learner (and the map draws it): one cut off, a
+    #: field's name as a label or one sentence three times over stops the whole analysis
+    GATE: ClassVar[Gate] = Gate(
+        prose=("summary",),
+        phrases=("agreements", "open_questions", "claim", "premises", "objection", "rebuttal"),
+    )
 
     sentences: int = SENTENCES
     options: Options = field(default_factory=lambda: OPTIONS)

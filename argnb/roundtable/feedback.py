@@ -110,7 +110,9 @@ def read_feedback(path: str | Path):
 class FeedbackForm:
     """The form as a widget: name, nine 1-5 ratings, six answers, *Save* appends a CSV row."""
 
-    def __init__(self, path: str | Path = "roundtable_feedback.csv", session: str = "") -> None:
+    def __init__(
+        self, path: str | Path = "work/roundtable_feedback.csv", session: str = ""
+    ) -> None:
         import ipywidgets as w
 
         self.path = Path(path)

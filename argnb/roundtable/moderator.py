@@ -42,7 +42,7 @@ class Moderator(Seat):
 
     ROLE: ClassVar[str] = "moderator"
     #: what it says to the group is prose: a message or welcome cut mid-sentence is stopped
-    GATE: ClassVar[Gate] = Gate(prose=("message", "welcome", "statement"))
+    GATE: ClassVar[Gate] = Gate(prose=("message", "welcome", "statement", "statements"))
 
     options: Options = field(default_factory=lambda: OPTIONS)
 

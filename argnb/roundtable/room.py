@@ -162,7 +162,7 @@ class Room(Session):
         seats = [p for p in seats if p.role != "human"]
         return [*seats, *(Participant(name=h, role="human") for h in self.humans)]
 
-    def _credited(self) -> tuple[str, ...]:
+    def _creditable(self) -> tuple[str, ...]:
         return (*self.rules.deliberators, *record.humans(self.transcript))  # type: ignore[attr-defined]
 
     # -- where the room stands ------------------------------------------------------------------

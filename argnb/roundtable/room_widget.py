@@ -26,6 +26,7 @@ from argnb.roundtable import record
 from argnb.roundtable.payloads import Analysis, Flag
 from argnb.roundtable.session import HUMAN_CHARS
 from argnb.roundtable.views import analysis_html, analysis_stopped_html, outcome_html, turn_html
+from argnb.roundtable.widget import FullMap
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
 from argnb.widgets.worker import Worker, Working
@@ -92,7 +93,7 @@ class RoomWidget(Working):
         watch: bool = False,
         turns: int | None = None,
         settings: Any = None,
-        feedback: str | Path = "roundtable_feedback.csv",
+        feedback: str | Path = "work/roundtable_feedback.csv",
         map_height: int = 380,
     ) -> None:
         import ipywidgets as w
@@ -224,13 +225,20 @@ class RoomWidget(Working):
             w.HTML(layout=w.Layout(flex="0 0 auto", width="auto")), "argnb-room-map"
         )
         self.flags = box(w.HTML(), "argnb-room-flags")
+        self.full = FullMap()  # the map across the whole widget, where its labels can be read
         right = w.VBox(
             [
                 w.HTML("<b>Analyzer</b>"),
                 w.Box([self.analysis], layout=w.Layout(max_height="300px", overflow="auto")),
-                w.HTML(
-                    "<b>Argument map</b> <span style='color:#777;font-size:11px'>"
-                    "(colour: who said it)</span>"
+                w.HBox(
+                    [
+                        w.HTML(
+                            "<b>Argument map</b> <span style='color:#777;font-size:11px'>"
+                            "(colour: who said it)</span>"
+                        ),
+                        self.full.button,
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
                 ),
                 self.map_view,
                 self.flags,
@@ -263,6 +271,7 @@ class RoomWidget(Working):
                 w.HBox([self.code, self.status]),
                 self.problem,
                 self.body,
+                self.full.view,
                 self.feedback_box,
             ],
         )
@@ -556,6 +565,7 @@ class RoomWidget(Working):
             self.map_view.value = (
                 "<div style='color:#999;font-size:12px'>no arguments in this analysis</div>"
             )
+            self.full.show(None)
             return
         from argnb.maps.view import iframe
         from argnb.roundtable.analyzer import analysis_map
@@ -563,6 +573,7 @@ class RoomWidget(Working):
         spoken = record.spoken(tr, a.upto)  # type: ignore[attr-defined]
         page = analysis_map(a, tr.title, spoken).to_html(color_by="agent", fill=True)  # type: ignore[arg-type]
         self.map_view.value = iframe(page, self.map_height)
+        self.full.show(page)
 
     @staticmethod
     def _flags_html(tr: Transcript) -> str:

@@ -265,7 +265,13 @@ class Session:
         return self.human if self.rules.human_due(state) else None
 
     def _credited(self) -> tuple[str, ...]:
-        """Whom the analyzer may credit with a claim: everyone who could have said it."""
+        """Whom the analyzer may credit with a claim: the seats that said something usable (in
+        the table's order), never one that did not speak."""
+        spoke = {who for who, _ in record.spoken(self.transcript)}
+        return tuple(n for n in self._creditable() if n in spoke)
+
+    def _creditable(self) -> tuple[str, ...]:
+        """Everyone who may speak at this table, in its order."""
         return self.names
 
     def _humans_line(self) -> str:
@@ -505,7 +511,9 @@ class Session:
             latest=latest,
             role="moderator",
             on_text=on_text,
-            gate=self._others(name),
+            # nor does it say again what it said at an earlier step (small models open every
+            # step with one line)
+            gate=self._others(name) + Gate(earlier=tuple(self._said_by(name))),
         )
         self._record_failed(resp)
         v = resp.value
@@ -544,6 +552,10 @@ class Session:
                 )
             )
         return ruling.speaker
+
+    def _said_by(self, name: str) -> list[str]:
+        """What ``name`` said aloud so far."""
+        return [text for t, text in record.said(self.transcript) if t.speaker == name]
 
     def _others(self, name: str) -> Gate:
         """What the seat ``name`` must not copy (everything the others said aloud) and whose
@@ -699,7 +711,7 @@ class Session:
                 )
             )
             return None
-        payload = to_payload(resp.value, n, trigger)
+        payload = to_payload(resp.value, n, trigger, record.spoken(self.transcript, n))
         self._record(
             resp.turn.model_copy(
                 update={"role": "analysis", "text": " ".join(payload.summary), "payload": payload}

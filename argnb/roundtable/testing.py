@@ -87,6 +87,8 @@ def table_backend(
 ) -> ScriptedBackend:
     """A backend that plays any roundtable role (see the module docstring)."""
 
+    steps = [0]  # the moderator's steps so far: it never says one sentence twice (argnb.gate)
+
     def answer(req: Request) -> Any:
         title = (req.schema or {}).get("title", "")
         if title == "AgendaAnswer":
@@ -96,9 +98,13 @@ def table_backend(
                 "welcome": "Welcome, everyone. Let us keep it short and kind.",
             }
         if title == "ModeratorStep":
+            steps[0] += 1
+            k = steps[0]
             return {
                 "intent": "invite",
-                "message": "Let us hear the next view.",
+                "message": "Let us hear the next view."
+                if k == 1
+                else f"Let us hear view {k}, please.",
                 "next_speaker": choose(req),
             }
         if title == "StatementsAnswer":
@@ -112,7 +118,8 @@ def table_backend(
         if title == "RevisionAnswer":
             return {"statement": "Allow it with clear rules, and review them after one term."}
         if title == "RoundtableAnalysis":
-            names = req.schema["properties"]["argument_map"]["items"]["properties"]["by"]["enum"]
+            by = req.schema["properties"]["argument_map"]["items"]["properties"]["by"]
+            names = by.get("enum") or [by["const"]]  # only "unclear" when nobody spoke yet
             return {
                 "summary": ["The participants compared benefits and risks."],
                 "agreements": ["Rules help."],
@@ -125,7 +132,7 @@ def table_backend(
                         "counterarguments": [
                             {
                                 "objection": "It invites copying",
-                                "by": names[-2],
+                                "by": names[max(0, len(names) - 2)],
                                 "rebuttal": "Rules can limit copying",
                                 "rebuttal_by": names[0],
                             }

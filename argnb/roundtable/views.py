@@ -413,7 +413,7 @@ def analysis_stopped_html(tr: Transcript) -> str:
     if not tried or tried[-1].valid:
         return ""
     last = tried[-1]
-    who = f"the analysis after {last.payload['upto']} turns"
+    who = f"no usable analysis this time (after {last.payload['upto']} turns)"
     stop = record.gated(tr, last)
     if stop is not None:
         return gated_html(stop.gate, stop.raw, who)

@@ -122,6 +122,41 @@ def dialogue_box(height: str) -> Any:
     )
 
 
+class FullMap:
+    """The side panel's map fits its narrow frame, so its text gets small (about 7 px in 05): a
+    button opens the same map across the whole widget, under both columns, where it can be read
+    (the one-learner widget's and a room's)."""
+
+    def __init__(self) -> None:
+        import ipywidgets as w
+
+        self.button = w.ToggleButton(
+            description="Open the full map",
+            icon="expand",
+            disabled=True,
+            tooltip="show this map across the whole width, under the dialogue",
+            layout=w.Layout(width="auto", min_width="max-content"),
+        )
+        self.view = w.HTML(layout=w.Layout(display="none", width="100%", margin="8px 0 0 0"))
+        self.view.add_class("argnb-rt-full-map")
+        self.button.observe(lambda _: self.state(), names="value")
+
+    def show(self, page: str | None) -> None:
+        """The map page to open (None: no map)."""
+        from argnb.maps.view import iframe
+
+        self.view.value = iframe(page, FULL_MAP_HEIGHT) if page else ""
+        self.state()
+
+    def state(self) -> None:
+        """The full map shows while its button is down and there is a map to show."""
+        has = bool(self.view.value)
+        self.button.disabled = not has
+        on = has and self.button.value
+        self.view.layout.display = "" if on else "none"
+        self.button.description = "Close the full map" if on else "Open the full map"
+
+
 class RoundtableWidget(Working):
     """``RoundtableWidget(backend=...)`` or ``RoundtableWidget(session=Session(...))``.
 
@@ -140,8 +175,8 @@ class RoundtableWidget(Working):
         deliberators: str = "",
         turns: int = 9,
         analyze_every: int = 3,
-        autosave: str | Path | None = "roundtable_session.json",
-        feedback: str | Path = "roundtable_feedback.csv",
+        autosave: str | Path | None = "work/roundtable_session.json",
+        feedback: str | Path = "work/roundtable_feedback.csv",
         map_height: int = 420,
     ) -> None:
         import ipywidgets as w
@@ -252,18 +287,8 @@ class RoundtableWidget(Working):
         # never shrunk by the column: the iframe keeps its whole height inside the panel
         self.map_view = w.HTML(layout=w.Layout(flex="0 0 auto", width="auto", margin="0"))
         self.map_view.add_class("argnb-rt-map")
-        # the panel's map fits its narrow frame, so its text gets small: this opens the same map
-        # across the whole widget, under both columns, where it can be read
-        self.full_button = w.ToggleButton(
-            description="Open the full map",
-            icon="expand",
-            disabled=True,
-            tooltip="show this map across the whole width, under the dialogue",
-            layout=w.Layout(width="auto", min_width="max-content"),
-        )
-        self.full_map = w.HTML(layout=w.Layout(display="none", width="100%", margin="8px 0 0 0"))
-        self.full_map.add_class("argnb-rt-full-map")
-        self.full_button.observe(lambda _: self._full_state(), names="value")
+        self.full = FullMap()
+        self.full_button, self.full_map = self.full.button, self.full.view
         right = w.VBox(
             [
                 w.HBox(  # wraps on a narrow screen instead of cutting the button's label
@@ -643,12 +668,7 @@ class RoundtableWidget(Working):
         return analysis_map(a, title, spoken).to_html(color_by="agent", fill=True)
 
     def _full_state(self) -> None:
-        """The full map shows while its button is down and there is a map to show."""
-        has = bool(self.full_map.value)
-        self.full_button.disabled = not has
-        on = has and self.full_button.value
-        self.full_map.layout.display = "" if on else "none"
-        self.full_button.description = "Close the full map" if on else "Open the full map"
+        self.full.state()
 
     def _on_beat(self, change: dict[str, Any]) -> None:
         self._last_beat = time.monotonic()

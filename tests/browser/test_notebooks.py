@@ -432,6 +432,25 @@ def photograph(nb: Notebook, name: str, shots: Path, phase: str) -> None:
         nb.screenshot(shots, f"{Path(name).stem}-{phase}-{i}", nb.cell(marker))
 
 
+def check_writes_only_to_work(folder: Path) -> None:
+    """A lesson writes its files (sessions, feedback, exports) into ``work/`` beside it or a
+    temporary folder, never among the course's own files (issue 35: running every lesson left
+    ``git status`` with new files in ``notebooks/``). Saved outputs and the checkpoints
+    JupyterLab keeps are the notebooks' own; ``-copy`` notebooks and HTML exports are this
+    suite's."""
+    own = {p.relative_to(ROOT / "notebooks") for p in (ROOT / "notebooks").rglob("*")}
+    written = [
+        str(rel)
+        for p in folder.rglob("*")
+        if p.is_file()
+        and (rel := p.relative_to(folder)) not in own
+        and rel.parts[0] not in ("work", ".ipynb_checkpoints")
+        and not p.name.endswith("-copy.ipynb")
+        and not (p.suffix == ".html" and (folder / f"{p.stem}.ipynb").exists())  # check_export's
+    ]
+    assert written == [], f"written beside the lessons, not into work/: {written}"
+
+
 # under pytest-xdist (make test) each notebook is a unit of its own (tests/conftest.py): a worker
 # runs the notebooks it is given against its one JupyterLab (session-scoped)
 @pytest.mark.parametrize("name", list(NOTEBOOKS))
@@ -464,6 +483,7 @@ def test_notebook_in_the_browser(name: str, lab: dict, chromium: Any, ollama_ser
         nb.save()
         nb.shutdown_kernel()
         nb.close()
+        check_writes_only_to_work(lab["course"] / "notebooks")
         check_export(chromium, lab["course"] / "notebooks" / name, shots, kept)
 
         copy = untrusted_copy(lab["course"], f"notebooks/{name}")

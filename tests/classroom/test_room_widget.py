@@ -19,6 +19,7 @@ from argnb.llm.classserver import ClassSettings
 from argnb.roundtable import record
 from argnb.roundtable.room_widget import OFF_HUB, RoomWidget
 from argnb.roundtable.session import load_session
+from argnb.roundtable.widget import FULL_MAP_HEIGHT
 from argnb.views import esc
 
 from .test_rooms import service
@@ -129,6 +130,13 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
         # the analyzer's panel and its map, the same for both
         until(lambda: "Points of agreement" in bo.analysis.value, "bo's analysis panel")
         until(lambda: "<iframe" in ana.map_view.value and "<iframe" in bo.map_view.value, "maps")
+        # ... and opened across the whole widget, where its labels can be read (issue 35)
+        assert not bo.full.button.disabled and bo.full.view.layout.display == "none"
+        bo.full.button.value = True
+        assert (
+            bo.full.view.layout.display == ""
+            and f"height:{FULL_MAP_HEIGHT}px" in bo.full.view.value
+        )
         # the ranking step: the candidates, one rank box each; a partial ranking is refused here
         until(lambda: ana.rank_boxes and bo.rank_boxes, "the ranking step")
         cands = list(ana.state["candidates"])

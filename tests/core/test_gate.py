@@ -138,7 +138,7 @@ def test_a_sentence_cut_off_is_stopped_in_prose_only():
 @pytest.mark.parametrize(
     "text",
     [
-        "Your task is to convince us, and I think AI helps with explanations.",
+        "My task is to convince you, and your task is to listen: AI helps with explanations.",
         "Banning cars in the centre helps the air, but shops need deliveries.",
         "I agree with Deliberator 1: rules for AI at school are fair.",
         "",
@@ -155,9 +155,11 @@ def test_a_stopped_answer_gets_one_retry_and_a_second_stop_is_recorded_with_its_
     assert r.valid and r.value.startswith("Cars pollute")
     assert [t.role for t in r.turns] == ["gated answer", "answer"]
     assert r.turns[0].payload.gate == "the model echoed its instructions"
-    # the retry follows the request, not the stopped answer (a small model copies its echo)
-    retry = b.requests[1].messages
-    assert all(m.content != echo for m in retry) and "cannot be used" in retry[-1].content
+    # the retry is the request itself, sampled anew: neither the stopped answer (a small model
+    # copies its echo) nor a note about it (the gate's words would become content)
+    first, retry = b.requests
+    assert retry.messages == first.messages
+    assert retry.options.temperature >= 0.7 and retry.options.seed == first.options.seed + 1
 
     b = ScriptedBackend([echo, echo])
     r = Agent("Ada", b).respond("What do you think?")
@@ -237,3 +239,63 @@ def test_a_line_written_as_another_participant_is_stopped_naming_them_is_not():
     assert [s.rule for s in inspect("Bea Li (human): yes, ban it.", g)] == ["voice"]
     assert inspect("Ann said she agrees; Bea Li, what do you think?", g) == []
     assert inspect("Ann: I agree.", Gate()) == []  # only the seats the request names
+
+
+#: seen over the class path (issue 35: the embedded model served by llama.cpp's server through
+#: the gateway), each with the rule that must stop it
+CLASS_PATH = [
+    (
+        "Your task is to answer the question: Should students be allowed to use AI tools like "
+        "ChatGPT for homework? Your response should contain at least 3 sentences. The response "
+        "must have exactly 2 paragraphs.",
+        "echo",
+    ),
+    ("{{<text>}", "schema"),
+    ("{<text>}", "schema"),
+    ("Your response should contain at * multiple sentences with a single JSON object.", "echo"),
+    ("multiple sentences with a single JSON object.", "schema"),
+    ("At least three sentences.", "echo"),
+    ("This answer cannot be used.", "echo"),
+    ("maxLength:200", "schema"),
+    ("Your task has been completed. You may now ask for the next step.", "echo"),
+    ("Your task is to choose a topic, define it clearly in 3 sentences.", "echo"),
+    ("You", "bare"),
+    ("Deliberator 1", "bare"),
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), CLASS_PATH)
+def test_what_the_class_path_showed_is_stopped(text, rule):
+    prose = Gate(prose=("message",))
+    assert rule in [s.rule for s in inspect({"message": text}, TABLE + prose)]
+
+
+def test_a_fields_name_as_the_label_of_its_text_is_stopped():
+    from argnb.roundtable.schemas import analysis_schema
+
+    schema = analysis_schema(("Deliberator 1", "Deliberator 2", "You"), 3)
+    arg = {"claim": "Allow it with rules.", "by": "You", "counterarguments": []}
+    bad = {"summary": [], "agreements": [], "open_questions": [], "argument_map": [
+        {**arg, "premises": ["By: Deliberator 2"]}]}  # fmt: skip
+    assert [s.rule for s in inspect(bad, TABLE, schema)] == ["schema"]
+    good = {**bad, "argument_map": [{**arg, "premises": ["Rules by teachers are fair."]}]}
+    assert inspect(good, TABLE, schema) == []
+
+
+def test_one_sentence_three_times_across_the_fields_of_an_answer_is_a_loop():
+    same = "You are allowed to use AI tools like ChatGPT for homework."
+    prose = TABLE + Gate(prose=("claim", "objections"))
+    answer = {"claim": same, "objections": [same, same.replace(".", "?")]}
+    assert [s.rule for s in inspect(answer, prose)] == ["loop"]
+    assert inspect({"claim": same, "objections": [same, "It invites copying."]}, prose) == []
+    assert inspect(answer, TABLE) == []  # fields that are not prose may repeat a literal
+
+
+def test_a_sentence_the_speaker_said_at_an_earlier_turn_is_a_loop():
+    """A moderator opening every step with one line, a debater copying its own side's earlier
+    turn (issue 35): ``Gate.earlier`` holds what the speaker said before."""
+    g = Gate(earlier=("Cars pollute the centre every day. Ban them.",))
+    assert [s.rule for s in inspect("Yes. Cars pollute the centre every day.", g)] == ["loop"]
+    assert inspect("Ban them. Buses can stay.", g) == []  # a short sentence may come back
+    # while it streams, only a finished sentence counts
+    assert inspect("Cars pollute the centre every", g, partial=True) == []

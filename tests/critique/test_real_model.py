@@ -8,6 +8,7 @@ from argnb.critique.judge import Judge, run_judge
 from argnb.critique.metrics import score
 from argnb.critique.rubric import DIMENSIONS
 from argnb.critique.schemas import GRID
+from argnb.gate import REASONS
 
 
 @pytest.mark.model
@@ -33,8 +34,10 @@ def test_one_critique_through_the_baseline_judge_on_the_embedded_model(local, ex
     minute on one thread, so it runs in make test-all (below)."""
     data = examples.subset(["det-1"])
     (rec,) = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)
-    assert "error" not in rec, rec.get("error")
-    assert rec["ratings"]["overall"] in GRID and rec["reasoning"]
+    if "error" in rec:  # the tiny model's answer stopped twice by the gate: recorded as such
+        assert rec["error"] in REASONS.values() and not rec["ratings"], rec["error"]
+    else:
+        assert rec["ratings"]["overall"] in GRID and rec["reasoning"]
     assert rec["usage"]["completion_tokens"] > 0 and rec["model"] == "smollm2-135m"
     assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 1  # saved for a resume
 

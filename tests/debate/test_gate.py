@@ -54,7 +54,9 @@ def test_a_retry_that_passes_the_gate_is_judged_as_usual():
 
 
 def test_a_simulated_debate_records_every_gated_turn_and_shows_it_marked():
-    pro = Debater(role_backend(text="Clean air matters most for children."), "llm", name="Pro")
+    pro = Debater(
+        role_backend(text="Clean air matters most for children, point {n}."), "llm", name="Pro"
+    )
     con = Debater(role_backend(text=ECHO), "llm", name="Con")
     tr = simulate("Cities should close their centres to cars", pro, con, turns=4, check=False)
     said = [t for t in tr.turns if t.role == "utterance"]
@@ -69,6 +71,8 @@ def test_a_simulated_debate_records_every_gated_turn_and_shows_it_marked():
     assert page.count("no judge saw the draft") == 2 and ECHO not in html.unescape(
         page.split(f"<div class='{GATED}'")[0]
     )
+    # what the model wrote is one click away in each marked turn (issue 35)
+    assert page.count("show what the model wrote") >= 2 and html.escape(ECHO[:30]) in page
     # Pro's prompts never held the stopped text
     assert pro.backend.requests and ECHO[:40] not in str(pro.backend.requests)
     from argnb.debate.evaluate import DebatrixJudge
@@ -103,3 +107,16 @@ def test_a_step_that_never_fit_its_format_shows_marked_with_the_raw_text_behind_
     assert "<script>" not in html and "&lt;script&gt;" in html
     shown = re.sub(r"<details>.*?</details>", "", html, flags=re.S)
     assert "PredicatesAnswer" not in shown and "type&#x27;:" not in shown
+
+
+def test_a_table_row_of_a_stopped_turn_says_why_it_is_empty():
+    """04's table of methods showed empty rows for stopped drafts, with no sign why (issue 35)."""
+    d = Debater(role_backend(text=ECHO), "llm", name="Agent")
+    u = d.next("Cities should close their centres to cars", HISTORY, stance="con")
+    assert u.text == "" and u.shown.startswith(
+        "(no turn: the gate stopped the draft: the model echoed its instructions"
+    )
+    ok = Debater(role_backend(text="Shops in car-free streets sell more."), "llm").next(
+        "Cities should close their centres to cars", HISTORY, stance="con"
+    )
+    assert ok.shown == ok.text == "Shops in car-free streets sell more."

@@ -35,8 +35,9 @@ def agent_of(req) -> str:
 
 def role_backend(*, accept=lambda n: True, text=None, broken=(), words=40):
     """A backend that answers each agent in character; ``accept(n)`` decides the n-th verdict;
-    agents named in ``broken`` answer garbage."""
-    seen = {"VerdictAnswer": 0}
+    agents named in ``broken`` answer garbage; ``{n}`` in ``text`` is the turn's number (a side
+    that says one sentence again is stopped by the gate: argnb.gate, ``Gate.earlier``)."""
+    seen = {"VerdictAnswer": 0, "text": 0}
 
     def answer(req):
         who = agent_of(req)
@@ -73,7 +74,10 @@ def role_backend(*, accept=lambda n: True, text=None, broken=(), words=40):
         if who == "StanceAnswer":
             return {"supports_motion": True, "supports_opposition": False,
                     "attacks_motion": False, "attacks_opposition": True, "reason": "for"}  # fmt: skip
-        return text or " ".join(f"Point {i} holds." for i in range(words // 3))
+        seen["text"] += 1
+        if text:
+            return text.replace("{n}", str(seen["text"]))
+        return " ".join(f"Point {i} holds." for i in range(words // 3))
 
     return ScriptedBackend(answer)
 
@@ -244,10 +248,12 @@ def test_the_stance_predicate_is_decided_in_code(answers, pro, con):
 
 
 def test_a_simulation_alternates_checks_every_turn_and_round_trips(tmp_path):
-    b = role_backend(text="A fresh point about clean air and safe streets for children.")
+    b = role_backend(text="Fresh point {n} is about clean air and safe streets for children.")
     pro = Debater(b, "llm", name="Pro")
     con = Debater(
-        role_backend(text="Shops and jobs need customers who can drive."), "llm", name="Con"
+        role_backend(text="Shops and jobs need customers who can drive, point {n}."),
+        "llm",
+        name="Con",
     )
     tr = simulate(TOPIC, pro, con, turns=4, history=HISTORY[:1])
     said = utterances(tr)

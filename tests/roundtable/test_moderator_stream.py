@@ -20,16 +20,25 @@ MESSAGE = 'Thank you. Let us hear a "second" view now \u2014 short and concrete,
 
 
 def moderator(message: str = MESSAGE, choose: Any = None, **kw: Any) -> ScriptedBackend:
-    """A table backend whose moderator says ``message`` (and chooses with ``choose``)."""
+    """A table backend whose moderator says ``message`` (and chooses with ``choose``); from the
+    second step on, the step's number stands for "second" (the gate stops a sentence it said at
+    an earlier step)."""
     base = table_backend(**({"choose": choose} if choose else {}))
+    steps = [0]
 
     def answer(req: Request) -> Any:
         out = base._fn(req)  # type: ignore[misc]
         if (req.schema or {}).get("title") == "ModeratorStep":
-            return {**out, "message": message}
+            steps[0] += 1
+            return {**out, "message": said(message, steps[0])}
         return out
 
     return ScriptedBackend(answer, **kw)
+
+
+def said(message: str, step: int) -> str:
+    """The message of the ``step``-th moderator step."""
+    return message if step == 1 else message.replace("second", f"step {step}")
 
 
 def message_chunks(events: list, upto: int | None = None) -> list[list[str]]:
@@ -49,8 +58,9 @@ def test_every_step_streams_its_message_and_the_chunks_are_the_recorded_message(
     decisions = record.decisions(s.transcript)
     streamed = message_chunks(events)
     assert len(decisions) == len(streamed) == 6
-    for chunks, turn in zip(streamed, decisions, strict=True):
-        assert len(chunks) > 3 and "".join(chunks) == turn.payload.message == turn.text == MESSAGE
+    for k, (chunks, turn) in enumerate(zip(streamed, decisions, strict=True), start=1):
+        message = said(MESSAGE, k)
+        assert len(chunks) > 3 and "".join(chunks) == turn.payload.message == turn.text == message
     # each step: the announcement first (at once, from the rules), then the message, then the turn
     kinds = [
         "start"
@@ -94,7 +104,7 @@ def test_an_overridden_step_keeps_the_recorded_turn(make_session):
     assert overrides  # Deliberator 1 twice in a row: the rules chose another speaker
     d = record.decisions(s.transcript)[1].payload
     assert d.choice == "Deliberator 1" and d.speaker != "Deliberator 1"
-    assert "".join(message_chunks(events)[1]) == d.message == MESSAGE
+    assert "".join(message_chunks(events)[1]) == d.message == said(MESSAGE, 2)
 
 
 def test_an_unusable_step_streams_nothing_and_records_the_decision(make_session):
@@ -181,3 +191,20 @@ def test_the_streaming_message_is_escaped(make_session, painted_widget):
     assert any("&lt;img src=x" in p for p in live), live
     for p in painted:
         assert_inert(p)
+
+
+def test_a_sentence_the_moderator_said_at_an_earlier_step_is_not_said_again(make_session):
+    """Seen over the class path (issue 35): one line opened six steps of a session. The gate
+    stops a step that says again a sentence of five words or more from an earlier step; its
+    stream stops where the sentence is complete, and the rules choose the speaker."""
+    events: list = []
+    same = "Let us weigh what each of you has said so far. Go on."
+    s = make_session(moderator=moderator(same, chunk_delay_s=0), turns=3, on_event=events.append)
+    s.run([])
+    messages = [d.payload.message for d in record.decisions(s.transcript)]
+    assert messages[0] == same and all(m == "" for m in messages[1:])
+    gated = [t for t in s.transcript.turns if t.role == "gated moderator"]
+    assert len(gated) == 2 * (len(messages) - 1)  # each later step: the answer and its retry
+    assert all("repeated itself" in t.payload.gate for t in gated)
+    for chunks in message_chunks(events)[1:]:
+        assert "so far." not in "".join(chunks)  # the repeated sentence never completes on screen

@@ -51,7 +51,9 @@ def test_no_spoken_text_repeats_a_sentence_and_the_human_is_left_alone():
     said = [t for t in s.transcript.turns if t.role == "deliberator"]
     assert said and all(t.text == f"{LOOP} Rules help." for t in said)
     messages = [t.payload.message for t in s.transcript.turns if t.role == "moderator"]
-    assert messages and set(messages) == {f"Go on. {STEER}"}
+    # within a step the repeats are dropped; the same line at a later step is stopped by the
+    # gate (tests/roundtable/test_moderator_stream.py), so later steps have no message
+    assert len(messages) > 1 and messages[0] == f"Go on. {STEER}" and not any(messages[1:])
     assert s.transcript.turns[0].text.startswith("Welcome.\n")
     a = s.analysis
     assert a.summary == ["AI can help.", "Ann asked about copying."]

@@ -27,7 +27,7 @@ PAYLOADS = [
     "<img src=x onerror=alert(1)>",
     "</script><script>alert(2)</script>",
     '"><svg onload=alert(3)>',
-    "<a href='javascript:alert(4)'>click</a>",
+    "<a href='javascript:alert(4)'>click</a> now",  # not a phrase cut off (argnb.gate)
 ]
 EVIL = " ".join(PAYLOADS)
 RAW = re.compile(r"<(img|script|svg|a)[\s>]", re.IGNORECASE)
@@ -51,7 +51,7 @@ def evil_backend() -> ScriptedBackend:
             by = req.schema["properties"]["argument_map"]["items"]["properties"]["by"]["enum"][0]
             item = {"objection": PAYLOADS[2], "by": by, "rebuttal": PAYLOADS[3], "rebuttal_by": by}
             return {
-                "summary": [PAYLOADS[0]],
+                "summary": [PAYLOADS[0] + " was all it said."],  # a sentence: the gate lets it by
                 "agreements": [PAYLOADS[1]],
                 "open_questions": [PAYLOADS[2]],
                 "argument_map": [
@@ -163,8 +163,11 @@ def test_map_exports_read_back(make_session, tmp_path) -> None:
     # the scripted speeches never say the analyzer's words, so its nodes are its own
     # (tests/roundtable/test_credit.py); drawn untraced, they carry the analyzer's credit
     assert claim["agent"] == ANALYZER
+    # the recorded analysis credits the same way (issue 35: the panel never credits a seat with
+    # words it did not say), so drawn untraced its nodes carry no seat either
+    assert s.analysis.arguments[0].by == "unclear"
     untraced = analysis_map(s.analysis, s.topic)
-    assert untraced.node("A1")["agent"] == untraced.node("A1.x1.r")["agent"] == "Deliberator 1"
+    assert untraced.node("A1")["agent"] is None
 
 
 def test_framework_of_an_analysis(make_session) -> None:
