@@ -164,8 +164,8 @@ def dangling(folder: Path) -> list[str]:
         if file.suffix not in (".ipynb", ".md") or ".ipynb_checkpoints" in file.parts:
             continue
         for kind, target in mentions(file):
-            if _SCHEME.match(target) or target.startswith(("#", "/", "~")):
-                continue  # a URL, an anchor, an absolute or home path
+            if _SCHEME.match(target) or target.startswith(("#", "/", "~", "work/")):
+                continue  # a URL, an anchor, an absolute or home path, what a widget saves
             target = target.split("#", 1)[0].split("?", 1)[0]
             bases = [file.parent] if kind == "link" else [file.parent, folder]
             found = any(
@@ -184,6 +184,7 @@ def test_the_link_checker_finds_what_dangles(tmp_path):
         {"cell_type": "markdown", "source": [
             "[ok](../assets/a.jsonl) [gone](../assets/b.jsonl) [web](https://x.org/a/b) [top](#s)\n",
             "`assets/a.jsonl` and `argnb/fallacy/prompts/` and `DATA/x/y.jsonl` and `n/a`\n",
+            "saved to `work/session.json` as you go\n",
             "```bash\nargnb x --data ../shared/data/dev.jsonl --out out.jsonl\n```\n",
         ]},
         {"cell_type": "code", "source": [
