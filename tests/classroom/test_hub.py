@@ -498,7 +498,8 @@ def _lab(browser, hub_url: str, lr: Learner, notebook: str):
 
 def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
     """Two learners' JupyterLab pages on the hub, one room: one opens it, the other joins by its
-    code; each sees the other's turn, the shared analyzer and map, and the ranking step, and
+    code; one reloads the saved page while holding the floor and sends from the same seat (issue
+    35); each sees the other's turn, the shared analyzer and map, and the ranking step, and
     ranks through the widget; the count names both."""
     pytest.importorskip("playwright")
     from playwright.sync_api import sync_playwright
@@ -533,12 +534,29 @@ def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
         pb.locator(".argnb-room-join").click()
         # the discussion: whoever holds the floor types and sends, until the closing's ranking
         said = {a.name: 0, b.name: 0}
+        reloaded = False
         end = time.monotonic() + 600
         while not all(p.locator(".argnb-room-rank").count() for p in pages.values()):
             assert time.monotonic() < end, "no ranking step within 10 min: " + pa.locator(
                 ".argnb-room-status").inner_text()  # fmt: skip
             for name, page in pages.items():
                 box = page.locator(".argnb-room-input textarea")
+                if name == b.name and not reloaded and box.count() and box.is_enabled():
+                    # b reloads the page while holding the floor (issue 35): the saved notebook
+                    # comes back with the live widget, and Send works from the same seat
+                    reloaded = True
+                    page.locator(".jp-Notebook").first.click()
+                    page.keyboard.press("Control+s")
+                    page.wait_for_timeout(2000)
+                    page.on("dialog", lambda d: d.accept())
+                    page.reload(timeout=90_000)
+                    box = page.locator(".argnb-room-input textarea")
+                    box.wait_for(timeout=120_000)
+                    page.wait_for_function(
+                        "() => { const t = document.querySelector('.argnb-room-input textarea');"
+                        " return !!t && !t.disabled; }",
+                        timeout=60_000,
+                    )
                 if box.count() and box.is_enabled():
                     said[name] += 1
                     box.fill(f"{words[name]} ({said[name]}).")
@@ -550,6 +568,7 @@ def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
                 if button.count() and button.is_enabled():
                     button.click()
             pa.wait_for_timeout(1000)
+        assert reloaded, "b never held the floor"
         assert said[a.name] and said[b.name], (
             said,
             pa.locator(".argnb-room-dialogue").inner_text(),
