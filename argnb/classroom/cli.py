@@ -144,8 +144,15 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _try(args: argparse.Namespace) -> int:
+    import sys
+
     from argnb.classroom.trial import run
 
+    if not (args.yes or sys.stdin.isatty()):  # a script, a cron job, a test's fuzz: not by chance
+        raise ArgnbError(
+            "argnb class try makes local users and runs a whole class until Ctrl-C",
+            hint="run it in a terminal, or pass --yes to run it without one",
+        )
     return run(args.learners, args.port)
 
 
@@ -178,6 +185,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     t.add_argument("--learners", type=positive_int, default=3, help="demo learners (3)")
     t.add_argument("--port", type=int, default=None, help="the hub's port (a free one)")
+    t.add_argument("--yes", action="store_true", help="run without a terminal (a script, a test)")
     t.set_defaults(func=_try)
     rep = cmds.add_parser("report", help="grades beside each learner's model use (HTML)")
     rep.add_argument("exercise")

@@ -23,9 +23,17 @@ from typing import Any
 
 from argnb.errors import ArgnbError, RoomRefused
 from argnb.roundtable import record
-from argnb.roundtable.payloads import Analysis, Flag
+from argnb.roundtable.payloads import Analysis, Flag, Outcome
 from argnb.roundtable.session import HUMAN_CHARS
-from argnb.roundtable.views import analysis_html, analysis_stopped_html, outcome_html, turn_html
+from argnb.roundtable.views import (
+    COLORS,
+    analysis_html,
+    analysis_stopped_html,
+    bubble,
+    header,
+    outcome_html,
+    turn_html,
+)
 from argnb.roundtable.widget import FullMap
 from argnb.transcript import Transcript, Turn
 from argnb.views import esc
@@ -547,7 +555,12 @@ class RoomWidget(Working):
     def _draw(self, tr: Transcript, turn: Turn) -> None:
         import ipywidgets as w
 
-        shown = turn_html(tr, turn)
+        if isinstance(turn.payload, Outcome):  # the count stands once: in the closing panel
+            shown = bubble(
+                header(tr, turn), f"{turn.text}. The count is below.", COLORS["moderator"]
+            )
+        else:
+            shown = turn_html(tr, turn)
         if shown:
             self.dialogue.children = (w.HTML(shown), *self.dialogue.children)
 

@@ -569,3 +569,22 @@ def test_the_backend_picker_offers_the_class_server_first_with_the_allowance(tmp
         assert "1,000 of 1,000 tokens left" in line
         assert picker.connect() is not None and picker.backend.name == "class"
     srv.stop()
+
+
+def test_class_try_without_a_terminal_refuses_in_one_line_and_starts_nothing() -> None:
+    """``argnb class try`` makes local users and runs until Ctrl-C: a script or a fuzz that
+    calls it by chance gets one line and exit 2 (``--yes`` runs it without a terminal:
+    tests/classroom/test_trial.py)."""
+    import pwd
+    import subprocess
+    import sys
+
+    got = subprocess.run(
+        [sys.executable, "-m", "argnb.cli", "class", "try", "--learners", "1"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert got.returncode == 2, got.stderr
+    assert "run it in a terminal, or pass --yes" in got.stderr + got.stdout
+    assert len((got.stderr + got.stdout).strip().splitlines()) <= 2
+    with pytest.raises(KeyError):
+        pwd.getpwnam("argnbtry1")

@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from argnb.gate import REASONS
 from tests.classroom.learners import Learner, add_system_user, remove_system_user
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
@@ -596,6 +597,11 @@ def test_two_learners_sit_at_one_room_in_their_own_jupyterlab(classroom):
             outcome.wait_for(timeout=300_000)
             text = outcome.inner_text()
             assert a.name in text and b.name in text, text
+            # the candidates and the chosen statement are a learner's or a usable answer's
+            # words, never the gate's (issue 35: "This answer cannot be used." was ranked)
+            closing = page.locator(".argnb-room-closing").inner_text()
+            gate_words = [*REASONS.values(), "cannot be used", "{{", "<text>"]
+            assert not [x for x in gate_words if x in closing], closing
             page.screenshot(path=str(Path(hub.workdir) / f"room-{code}.png"))
         browser.close()
     # JupyterLab's "Select Kernel" still comes now and then on a loaded machine (its list of

@@ -160,6 +160,10 @@ def test_two_learners_share_a_room_through_their_widgets_to_a_ranked_closing(tmp
         until(lambda: "argnb-room-outcome" in classes(bo.closing), "bo sees the count")
         outcome = "".join(htmls(bo.closing))
         assert "Schulze" in outcome and "ana: " + esc(" > ".join(mine)) in outcome
+        # the count stands once on the page: the dialogue says what the ranking chose and points
+        # to it (issue 35: the whole count was shown twice)
+        until(lambda: any("The count is below" in h for h in htmls(bo.dialogue)), "the line")
+        assert sum(h.count("Schulze") for h in htmls(bo.widget)) == outcome.count("Schulze")
         # the critique step: once each, then the revised statement, then the end
         until(lambda: ana.critique_box is not None and bo.critique_box is not None, "critique")
         ana.submit_critique("It forgets the teachers.")

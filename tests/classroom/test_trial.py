@@ -40,7 +40,7 @@ def test_a_trial_class_runs_a_lesson_cell_and_ctrl_c_leaves_nothing():
     if why:
         pytest.skip(why)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "argnb.cli", "class", "try", "--learners", "1"],
+        [sys.executable, "-m", "argnb.cli", "class", "try", "--learners", "1", "--yes"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )  # fmt: skip
     try:
