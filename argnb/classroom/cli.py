@@ -156,6 +156,16 @@ def _try(args: argparse.Namespace) -> int:
     return run(args.learners, args.port)
 
 
+def _model(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from argnb.classroom.local import serve_model
+
+    serve_model(Path(args.key_file), args.port, Path(args.gguf) if args.gguf else None,
+                args.alias, args.n_ctx)  # fmt: skip
+    return 1  # not reached: the server took this process over
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from argnb.cli_common import positive_int
 
@@ -187,6 +197,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--port", type=int, default=None, help="the hub's port (a free one)")
     t.add_argument("--yes", action="store_true", help="run without a terminal (a script, a test)")
     t.set_defaults(func=_try)
+    m = cmds.add_parser(
+        "model", help="llama.cpp's server as the class model (the embedded one), behind a key"
+    )
+    m.add_argument("--key-file", required=True, help="the key, one line, a file only you read")
+    m.add_argument("--port", type=int, default=8100, help="its port on 127.0.0.1 (8100)")
+    m.add_argument("--gguf", default=None, help="a GGUF file (default: the embedded SmolLM2)")
+    m.add_argument("--alias", default="smollm2-135m", help="the model's name in the API")
+    m.add_argument("--n-ctx", type=int, default=4096, help="context length in tokens")
+    m.set_defaults(func=_model)
     rep = cmds.add_parser("report", help="grades beside each learner's model use (HTML)")
     rep.add_argument("exercise")
     rep.add_argument("--grades", required=True, help="the grader's CSV")

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import re
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -583,7 +584,15 @@ def main() -> None:
         settings.slots,
         url.geturl(),
     )
-    asyncio.get_event_loop().run_forever()
+    loop = asyncio.get_event_loop()
+    # the hub stops its services with SIGINT, then SIGTERM after 10 s. A hub started in the
+    # background by a shell (nohup ... &, docs/deploy.md by hand) hands its services SIGINT
+    # ignored: handled here, a stop takes a moment, not the hub's 30 s of waiting and killing
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, loop.stop)
+    loop.run_forever()
+    server.stop()
+    log.info("stopped")
 
 
 if __name__ == "__main__":

