@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from argnb.llm.types import Options
-from argnb.words import drop_repeats
+from argnb.words import drop_repeats, sentences
 
 if TYPE_CHECKING:
     from argnb.prompts import Prompt
@@ -398,6 +398,8 @@ def _loop(tokens: list[str], gate: Gate) -> Stop | None:
 
 #: a sentence of at least this many words said again by the same speaker is a loop
 SAID_WORDS = 5
+#: ended sentences only (unlike :func:`argnb.words.sentences`): a streamed answer is checked as
+#: it grows, and a sentence still being written must not match an earlier, longer one
 _SENTENCE = re.compile(r"[^.!?]*[.!?]")
 
 
@@ -551,7 +553,7 @@ def _loop_across(value: Any, prose: Sequence[str]) -> Stop | None:
     for name, text in strings(value):
         if name not in prose:  # other fields may repeat a literal: a rule's head is its conclusion
             continue
-        for sentence in re.split(r"(?<=[.!?])\s+", text):
+        for sentence in sentences(text):
             if len(ws := tuple(words(sentence))) >= LOOP_N:
                 seen[ws] += 1
     if seen and (top := seen.most_common(1)[0])[1] >= LOOP_TIMES:

@@ -88,6 +88,12 @@ def shorten(text: str, limit: int) -> str:
     return head.rstrip(" ,;:.-–—") + "…"
 
 
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences where an end mark (or a closing quote after one) meets a space:
+    the one split the repeat rules here and the gate's loop rules share."""
+    return [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+
+
 def _key(sentence: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", sentence.lower()).strip()
 
@@ -100,7 +106,7 @@ def distinct(items: Iterable[str]) -> list[str]:
     out = []
     for item in items:
         kept = []
-        for sentence in _SENTENCE_END.split(" ".join(str(item).split())):
+        for sentence in sentences(str(item)):
             key = _key(sentence)
             if key and key in seen:
                 continue
@@ -127,7 +133,7 @@ def drop_repeats(text: str) -> str:
     """
     seen: set[str] = set()
     kept = []
-    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+    for sentence in sentences(text):
         sentence = _LABEL.sub("", sentence)
         key = _key(sentence)
         if key and key in seen:

@@ -407,6 +407,9 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
             except httpx.HTTPError as exc:
                 self._record(body, 0, 0, time.time() - t0, "error", t0)
                 return self._unreachable(exc)
+            if r.status_code in (401, 403):
+                self._record(body, 0, 0, time.time() - t0, "error", t0)
+                return self._key_refused(r.status_code)
             usage = _usage_of(r)
             self._record(
                 body,
@@ -446,6 +449,9 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
 
             try:
                 async with gateway.client.stream("POST", "/chat/completions", json=body) as r:
+                    if r.status_code in (401, 403):
+                        self._key_refused(r.status_code)
+                        return "error"
                     if r.status_code >= 400:
                         content = await r.aread()
                         if (
@@ -482,6 +488,20 @@ def make_app(gateway: Gateway, prefix: str = "/") -> Any:
                 return "cut"  # the learner went away: what was generated still counts
             self.finish()
             return "ok"
+
+        def _key_refused(self, status: int) -> None:
+            """The model server refused the gateway's key: the instructor's to mend (the key file
+            is not the one the server was started with), never the learner's token."""
+            log.warning(
+                "the model server refused the gateway's key (HTTP %d): is api_key_file the key "
+                "it was started with?",
+                status,
+            )
+            self.fail(
+                502,
+                "the class model server refused the class's key; tell your instructor",
+                "argnb_upstream",
+            )
 
         def _unreachable(self, exc: BaseException) -> None:
             log.warning("model server: %s", type(exc).__name__)
@@ -573,6 +593,13 @@ def main() -> None:
     auth = HubOAuth.instance(
         api_token=os.environ["JUPYTERHUB_API_TOKEN"], cache_max_age=TOKEN_CACHE_S
     )
+    loop = asyncio.get_event_loop()
+    # the hub stops its services with SIGINT, then SIGTERM after 10 s. A hub started in the
+    # background by a shell (nohup ... &, docs/deploy.md by hand) hands its services SIGINT
+    # ignored: handled here (before the line saying it serves), a stop takes a moment, not the
+    # hub's 30 s of waiting and killing
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, loop.stop)
     gateway = Gateway(settings, auth)
     url = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:8181")
     server = HTTPServer(make_app(gateway, prefix), xheaders=True, max_body_size=MAX_BODY + 1024)
@@ -584,12 +611,6 @@ def main() -> None:
         settings.slots,
         url.geturl(),
     )
-    loop = asyncio.get_event_loop()
-    # the hub stops its services with SIGINT, then SIGTERM after 10 s. A hub started in the
-    # background by a shell (nohup ... &, docs/deploy.md by hand) hands its services SIGINT
-    # ignored: handled here, a stop takes a moment, not the hub's 30 s of waiting and killing
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, loop.stop)
     loop.run_forever()
     server.stop()
     log.info("stopped")

@@ -49,17 +49,16 @@ def _own(path: Path, ids: tuple[int, int] | None, mode: int) -> None:
         os.close(fd)
 
 
-def _make_dir(path: Path, ids: tuple[int, int] | None) -> bool:
-    """Create ``path`` (its missing parents 0755 for root's use, itself 0700); True if made."""
+def _make_dir(path: Path, ids: tuple[int, int] | None) -> None:
+    """Create ``path`` unless it is there (its missing parents 0755 for root's use, itself 0700)."""
     if path.exists() or path.is_symlink():
-        return False
+        return
     for parent in reversed(path.parents):
         if not parent.exists():
             parent.mkdir(mode=0o755)
             os.chmod(parent, 0o755)
     path.mkdir(mode=0o700)
     _own(path, ids, 0o700)
-    return True
 
 
 def take_over(user: str | None, db_file: Path | None, rooms_dir: Path) -> None:

@@ -86,6 +86,16 @@ class _Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return json.loads(self.rfile.read(n) or b"{}")
 
+    def _key_ok(self, path: str) -> bool:
+        """As llama.cpp's server with a key: an OpenAI route without it gets 401."""
+        key = self.server.api_key
+        if key is None or not path.startswith("/v1"):
+            return True
+        if self.headers.get("Authorization", "") == f"Bearer {key}":
+            return True
+        self._send(401, {"error": {"message": "Invalid API Key", "type": "authentication_error"}})
+        return False
+
     def do_GET(self) -> None:
         routes = {
             "/": lambda: "Ollama is running",
@@ -97,6 +107,8 @@ class _Handler(BaseHTTPRequestHandler):
         fn = routes.get(path)
         if fn is None:
             self._send(404, {"error": "not found"})
+            return
+        if not self._key_ok(path):
             return
         fault = self.server.next_fault()
         if fault == "trickle":
@@ -119,6 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": "not found"})
             return
         body = self._body()
+        if not self._key_ok(path):
+            return
         self.server.requests.append((self.path, body))
         fault = self.server.next_fault()
         if fault in ("500", "400", "bad_json", "html", "hang"):
@@ -382,8 +396,10 @@ class ProtocolServer(ThreadingHTTPServer):
         faults: Iterable[str] = (),
         trickle_s: float = 1.0,
         hang_s: float = 60.0,
+        api_key: str | None = None,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
+        self.api_key = api_key  # set: the OpenAI routes refuse (401) a request without it
         self.engine = engine
         self.models = models or [engine.model]
         self.refuse_json_schema = refuse_json_schema

@@ -633,3 +633,29 @@ def test_the_gateway_stops_on_the_hubs_sigint_even_when_started_with_sigint_igno
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_model_server_refusing_the_gateways_key_is_the_instructors_line_not_the_learners(
+    tmp_path,
+):
+    """A key file that is not the one the model server was started with (docs/deploy.md by hand,
+    run twice): the learner's own token is fine, so the learner reads that the class's key was
+    refused and to tell the instructor, never "check your API key"; the usage row says failed."""
+    srv = ProtocolServer(
+        ScriptedBackend(lambda req: "an answer", model="m"), api_key="the-servers-key"
+    ).start()
+    with gateway(srv.url + "/v1", tmp_path / "wrong", upstream_key="an-old-key") as (url, gw):
+        for stream in (False, True):
+            r = httpx.post(url + "/chat/completions", headers={"Authorization": "Bearer t-ana"},
+                           json={"model": "m", "stream": stream,
+                                 "messages": [{"role": "user", "content": "hi"}]})  # fmt: skip
+            assert r.status_code == 502, r.text
+            assert r.json()["error"]["message"] == (
+                "the class model server refused the class's key; tell your instructor"
+            )
+        with pytest.raises(ArgnbError, match="refused the class's key; tell your instructor"):
+            learner(url).chat("hello")
+        _until(lambda: gw.store.summary()[0]["failed"] == 3)
+    with gateway(srv.url + "/v1", tmp_path / "right", upstream_key="the-servers-key") as (url, _):
+        assert learner(url).chat("hello").text == "an answer"
+    srv.stop()
