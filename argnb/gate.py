@@ -94,8 +94,9 @@ REASONS = {
 RETRY_TEMPERATURE = 0.7
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-#: the heading before each agent's task (argnb.prompts.TASK_MARK without its '##'), used as a heading:
-#: not followed by a lower-case word ("Your task is to ..." is a sentence, "Your task You are" is not)
+#: the heading before each agent's task (argnb.prompts.TASK_MARK without its '##'), used as a
+#: heading: not followed by a lower-case word ("Your task is to ..." is a sentence, "Your task
+#: You are" is not)
 _TASK_HEADING = re.compile(
     r"\b(?:Your task|YOUR TASK)\b(?!\s+[a-z])|#+\s*[Yy]our [Tt]ask\b"
     # ... or opening a sentence: the heading read on ("Your task is to choose a topic", "Your task
@@ -128,10 +129,10 @@ _ADDRESSED = re.compile(
     r"four|five|a single) (?:sentences?|paragraphs?)\b|\bmarkdown\b|\bas an ai\b",
     re.IGNORECASE,
 )
-#: the gate's own words (its retry note, the reasons it gives): never anybody's content
+#: the gate's own words (the reasons it gives, the placeholders of a stopped turn): never
+#: anybody's content. ("In your own words" is not among them: a moderator may fairly ask it.)
 _GATE_WORDS = re.compile(
-    r"\b(?:cannot be used|no usable (?:answer|analysis|statement)|answer again|in your own words)\b",
-    re.IGNORECASE,
+    r"\b(?:cannot be used|no usable (?:answer|analysis|statement))\b", re.IGNORECASE
 )
 #: a template's slot or a piece of JSON written into a sentence: braces, ``<text>``
 _SLOT = re.compile(r"[{}]|^\W*(?:<\s*[A-Za-z_][\w ]{0,24}>\W*)+$")
@@ -167,11 +168,12 @@ class Gate:
     run of them is an echo even where the material shows it too (a shared context carries rules
     and a role description); ``material``: texts it may quote (a motion, the discussion);
     ``told``: what the request shows as instructions (filled in by :meth:`seen`; a run of it
-    that the material also has -- the motion inside a task -- may be quoted); ``others``: other speakers' turns it must not
-    copy; ``prose``: fields of a structured answer that are sentences (the ``cut`` rule);
-    ``earlier``: what the same speaker said before (a sentence of it said again is a loop: a
-    moderator that opens every step with one line); ``phrases``: fields that may be a phrase without a full stop (a map's claim, an agreement)
-    but not one cut off: ending on a function word, a lone letter or a comma;
+    that the material also has -- the motion inside a task -- may be quoted); ``others``: other
+    speakers' turns it must not copy; ``prose``: fields of a structured answer that are
+    sentences (the ``cut`` rule); ``earlier``: what the same speaker said before (a sentence of
+    it said again is a loop: a moderator that opens every step with one line); ``phrases``:
+    fields that may be a phrase without a full stop (a map's claim, an agreement) but not one
+    cut off: ending on a function word, a lone letter or a comma;
     ``limit``: a word limit over which the protocol cuts at a sentence end itself (the ``cut``
     rule then waits for that cut); ``on``: False switches the gate off (a test double, a
     benchmark of the raw model)."""

@@ -1,7 +1,9 @@
-"""``argnb class usage`` and ``argnb class limits``: the instructor's commands on the hub host.
+"""``argnb class ...``: the instructor's commands on the hub host.
 
-Both read the gateway's usage database directly (the instructor runs them where the hub runs);
-the limits they set apply to the learner's next request, without restarting anything.
+``usage`` and ``limits`` read and write the gateway's usage database directly (the instructor
+runs them where the hub runs; a limit applies to the learner's next request, nothing restarts);
+``collect``, ``return`` and ``report`` move exercises and feedback through learners' homes;
+``model`` and ``try`` start the class model, or a whole trial class, on this machine.
 """
 
 from __future__ import annotations

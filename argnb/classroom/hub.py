@@ -81,10 +81,11 @@ def configure(
 
     ``model_url`` is the model server's OpenAI-compatible API root (vLLM, llama.cpp's server,
     Ollama's ``/v1``, or a hosted API). Its key (``api_key_file``, or ``api_key``) is what keeps
-    learners from calling it directly: on one machine they can reach its port. ``slots`` is how many requests it runs
-    at once; ``limits`` holds each learner's ``tokens_per_day``, ``concurrent`` and ``waiting``.
-    Rooms (several learners at one roundtable) keep their transcripts in ``rooms_dir`` (default:
-    ``argnb-rooms`` beside a SQLite ``db_url``) and pass over a learner after ``answer_s``;
+    learners from calling it directly: on one machine they can reach its port. ``slots`` is how
+    many requests it runs at once; ``limits`` holds each learner's ``tokens_per_day``,
+    ``concurrent`` and ``waiting``. Rooms (several learners at one roundtable) keep their
+    transcripts in ``rooms_dir`` (default: ``argnb-rooms`` beside a SQLite ``db_url``) and pass
+    over a learner after ``answer_s``;
     ``room_fallacy`` has every turn of a room fallacy-checked (one more model call per turn; the
     flags show in every seat's panel). ``user`` is the system user the gateway becomes once it
     has taken its files over (the hub starts it as root): learners' kernels on the same machine

@@ -7,8 +7,9 @@ room drives it after every move and passes over a learner who does not answer wi
 ``answer_s``. Its moderator, deliberators and analyzer reach the class model through the same
 upstream and fair queue as the learners (queued as ``room:CODE``), and their tokens are charged
 to the seated learners: in equal parts to those with tokens left today; when none has, the
-room's model calls are refused with one line and the room waits (:meth:`Host.payers`). Each room's transcript is written to ``rooms_dir/CODE.json`` after every turn, so
-a restarted service resumes every unfinished room where it stood.
+room's model calls are refused with one line and the room waits (:meth:`Host.payers`). Each
+room's transcript is written to ``rooms_dir/CODE.json`` after every turn, so a restarted service
+resumes every unfinished room where it stood.
 
 The API (JSON; a refusal is ``{"error": {"message": one line, "hint": ..., "type":
 "argnb_room", "code": status}}``)::

@@ -1,7 +1,8 @@
 """The instructor's page: usage per learner and lesson as a table and a bar plot, the limits
 (the class's and each learner's own), and who is waiting. "failed" counts requests the model
-server did not answer; "unusable" answers it gave that the gate or the schema stopped. Built from escaped pieces only: learner names and lesson names come from
-the hub and from request headers, so they are untrusted text."""
+server did not answer; "unusable" answers it gave that the gate or the schema stopped. Built
+from escaped pieces only: learner names and lesson names come from the hub and from request
+headers, so they are untrusted text."""
 
 from __future__ import annotations
 

@@ -141,6 +141,8 @@ def test_a_sentence_cut_off_is_stopped_in_prose_only():
         "My task is to convince you, and your task is to listen: AI helps with explanations.",
         "Banning cars in the centre helps the air, but shops need deliveries.",
         "I agree with Deliberator 1: rules for AI at school are fair.",
+        # a moderator's fair request (the gate's retry note said this once; no note is sent now)
+        "Sam, could you say that again in your own words? Then we answer again together.",
         "",
     ],
 )
