@@ -159,14 +159,25 @@ def free_names(tree: ast.AST) -> list[str]:
     return [n for n in dict.fromkeys(read) if n not in bound]
 
 
-def setup(imports: list[str]) -> dict[str, Any]:
-    """The namespace checks run in: the solution's imports, made here."""
+#: the start of a stop reason that is the grader's fault, never the student's (grade retries)
+GRADER_FAULT = "grader:"
+
+
+def setup(imports: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The namespace checks run in: the solution's imports, made here; and the lines that failed.
+
+    A failed import must stop the checks: a name it should have defined would otherwise be read
+    from the student's kernel, so the student's own ``check_grounded`` (or the kernel's copy,
+    with the exercise's functions withheld) would decide the verdict."""
     ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     ns["display"] = lambda *values, **_: print(*values)
+    failed = []
     for line in imports:
-        with contextlib.suppress(Exception):
+        try:
             exec(line, ns)
-    return ns
+        except BaseException as exc:  # SystemExit, MemoryError, ...: the same stop
+            failed.append(f"{line.strip()[:120]}: {type(exc).__name__}: {exc}"[:300])
+    return ns, failed
 
 
 def run_check(source: str, ns: dict[str, Any], kernel: Kernel, own: set[str]) -> dict[str, Any]:
@@ -216,11 +227,16 @@ def main(argv: list[str]) -> int:
     results: TextIO = os.fdopen(os.dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)  # whatever else prints, the results stay one JSON line each
-    ns = setup(job["imports"])
+    ns, failed = setup(job["imports"])
     own = set(ns)
     control = socket.socket(fileno=0)
     kernel = _receive_kernel(control, float(job["timeout"]))
     try:
+        if failed and job["checks"]:
+            stop = f"{GRADER_FAULT} the checker could not import what the checks use ({failed[0]})"
+            results.write(json.dumps({"index": job["checks"][0]["index"], "stop": stop}) + "\n")
+            results.flush()
+            return 0
         for check in job["checks"]:
             verdict = {"index": check["index"], **run_check(check["source"], ns, kernel, own)}
             results.write(json.dumps(verdict, ensure_ascii=False) + "\n")

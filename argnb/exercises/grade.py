@@ -34,6 +34,7 @@ from typing import Any
 from argnb.errors import GradingError, GradingStopped, MarkerError, MissingDependency
 from argnb.exercises import execute, sandbox, submissions
 from argnb.exercises.build import SKIP, graded_notebook, mark_hidden, suspicious
+from argnb.exercises.checker import GRADER_FAULT
 from argnb.exercises.execute import run_notebook
 from argnb.exercises.markers import checks
 from argnb.exercises.pages import feedback_html, safe_name, write
@@ -146,6 +147,11 @@ def grade_one(
         )
         seconds += spent
         stop = next((e for e in events if e["event"] == "stop"), None)
+        if stop and str(stop.get("reason", "")).startswith(GRADER_FAULT):
+            if attempt < RETRIES:  # the grader's own failure: never the student's points
+                notes.append(f"the grader failed once and graded again: {stop['reason']}")
+                continue
+            break
         # a student cell (not the grader's, not a check) hung or crashed: the checks never ran.
         # Skip that cell and run again, so it costs only what depends on it
         if not stop or not 0 < stop["index"] < first_check - 1 or attempt == RETRIES:

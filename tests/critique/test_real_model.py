@@ -17,14 +17,19 @@ def test_baseline_judge_on_the_embedded_model(local, examples, tmp_path):
     data = examples.subset(["det-1", "det-2", "det-3"])
     recs = run_judge(Judge(local, "baseline"), data, out=tmp_path / "p.jsonl", progress=False)
     assert len(recs) == 3
+    rated = [r for r in recs if "error" not in r]
     for r in recs:
-        assert "error" not in r, r.get("error")
-        assert r["ratings"]["overall"] in GRID and r["reasoning"]
+        if "error" in r:  # the tiny model's answer stopped twice by the gate: recorded as such
+            assert r["error"] in REASONS.values() and not r["ratings"], r["error"]
+        else:
+            assert r["ratings"]["overall"] in GRID and r["reasoning"]
         assert r["usage"]["completion_tokens"] > 0 and r["model"] == "smollm2-135m"
+    assert rated, [r["error"] for r in recs]  # not every answer of three stopped
     s = score(data, recs, n_boot=100)
-    assert s.info["n_pairs"] == 3 and 0.0 <= s.judge["pairwise_ranking_error"].value <= 1.0
-    again = Judge(local, "baseline").rate(data["det-1"])
-    assert again.ratings == recs[0]["ratings"] and again.reasoning == recs[0]["reasoning"]
+    assert 0.0 <= s.judge["pairwise_ranking_error"].value <= 1.0
+    first = rated[0]
+    again = Judge(local, "baseline").rate(data[first["critique_id"]])
+    assert again.ratings == first["ratings"] and again.reasoning == first["reasoning"]
 
 
 @pytest.mark.model

@@ -129,7 +129,8 @@ def test_the_checker_runs_a_check_on_plain_data_from_a_fake_kernel():
 
     threading.Thread(target=kernel, daemon=True).start()
     k = checker.Kernel(ours, 10)
-    ns = checker.setup(["import math"])
+    ns, failed = checker.setup(["import math"])
+    assert failed == []
     own = set(ns)
     src = "### CHECK add: 2 points\nassert add(1, 2) == 3\nassert answer == {1, 2}\nmath.pi"
     assert checker.run_check(src, ns, k, own) == {"status": "ok", "text": "3.141592653589793"}
@@ -141,6 +142,36 @@ def test_the_checker_runs_a_check_on_plain_data_from_a_fake_kernel():
     assert mutated["status"] == "ok"  # the student's function changed its argument: so did ours
     assert checker.run_check("nothing_here", ns, k, own)["ename"] == "NameError"
     k.close()
+
+
+def test_a_failed_import_in_the_checker_stops_the_checks_as_the_graders_fault(tmp_path):
+    """The checker's own import of what a check uses failed once in a loaded make test-all run;
+    the check then read ``check_grounded`` from the student's kernel (where the exercise's
+    functions are withheld: the correct answer scored 0; or a student's own ``check_grounded``
+    could have passed itself). Now no check runs, and the stop says it is the grader's."""
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    from argnb.exercises import checker
+
+    ns, failed = checker.setup(["import math", "from no_such_module_here import check_it"])
+    assert "math" in ns and "check_it" not in ns
+    assert failed == [
+        "from no_such_module_here import check_it: ModuleNotFoundError: "
+        "No module named 'no_such_module_here'"
+    ]
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"imports": ["from no_such_module_here import check_it"],
+                               "timeout": 5, "checks": [{"index": 4, "source": "check_it()"}]}))  # fmt: skip
+    ours, theirs = socket.socketpair()
+    ours.close()  # no kernel is handed over
+    done = subprocess.run([sys.executable, "-m", "argnb.exercises.checker", str(job)],
+                          stdin=theirs, capture_output=True, text=True, timeout=60)  # fmt: skip
+    (verdict,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert verdict["index"] == 4 and verdict["stop"].startswith(checker.GRADER_FAULT), verdict
+    assert "no_such_module_here" in verdict["stop"]
 
 
 def test_hidden_tests_fail_with_their_own_label():
